@@ -1,0 +1,43 @@
+// Package faults lets tests build deliberately broken runtimes, so that the
+// conformance suite can be shown to catch real bugs (like testing/fstest's own
+// tests against broken file systems).
+//
+// The core (runtimes/kc) checks these bits only on its slow paths; a runtime
+// built without faults pays one predictable branch at those points. Nothing
+// outside this module can import the package, so users cannot switch a fault on.
+package faults
+
+// Set is a bit set of injected faults.
+type Set uint32
+
+const (
+	// NoWaitChildren: a job becomes terminal as soon as its body returns,
+	// without waiting for its children.
+	NoWaitChildren Set = 1 << iota
+	// NoCancelSiblings: a failing child is recorded by its parent, but the
+	// parent is not cancelled, so its other children keep running.
+	NoCancelSiblings
+	// SupervisorPropagates: a supervisor treats child failures like a plain job.
+	SupervisorPropagates
+	// LostJoinWakeup: the first waiter registered on a job is never woken.
+	LostJoinWakeup
+	// DoubleCount: JobsCompleted counts every completion twice.
+	DoubleCount
+	// ShieldNoDefer: a cancel that arrives inside Shield walks the job's
+	// children and hooks at once instead of at shield exit.
+	ShieldNoDefer
+	// LastErrorWins: each new failure replaces the job's Result.
+	LastErrorWins
+	// NoCancelDown: cancelling a job does not cancel its children.
+	NoCancelDown
+	// DetachedAttached: a detached child is linked to its parent like any
+	// other child (waited for, cancelled with it, failing it).
+	DetachedAttached
+	// TimeoutOverridesFailure: a timeout that fires after a failure is recorded
+	// overrides it, so the outcome is Cancelled instead of Failed.
+	TimeoutOverridesFailure
+)
+
+// Option converts a Set into a kc.Option (returned as any to avoid an import
+// cycle). The kc package installs it in its init function.
+var Option func(Set) any

@@ -1,0 +1,291 @@
+package kc
+
+import (
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/kcbench/kcbench/internal/faults"
+)
+
+// cancelNode is an entry in a job's hook list (spec 02 HeapCancelNode): an
+// OnCancel callback, or a cancellable wait to wake. The cancel walk detaches
+// the whole list and fires every node; a terminal job drops its list unfired.
+type cancelNode struct {
+	prev, next *cancelNode // in owner.hooks; under owner.mu
+	linked     bool        // on owner.hooks; under owner.mu
+	fn         func()      // the OnCancel callback, or nil
+	w          *waiter     // the wait to wake with wakeCancel, or nil
+
+	// state arbitrates between firing and stopping an OnCancel callback
+	// (the disarm pattern): exactly one CAS from nodeArmed wins.
+	state atomic.Uint32
+}
+
+const (
+	nodeArmed uint32 = iota
+	nodeFired
+	nodeStopped
+)
+
+// How a cancellation was requested: only an explicit Cancel may replace a
+// timeout's cause; failures and propagation never do.
+type cancelKind uint8
+
+const (
+	byPropagation cancelKind = iota // a parent's walk, a failure, a body returning a cancellation error
+	byCancel                        // Job.Cancel, Runtime.Close, the Run context
+	byTimeout                       // the job's own WithTimeout timer
+)
+
+// requestCancelLocked records a cancellation request on j. moved reports
+// whether j was moved to Cancelling by this call; walk reports whether the
+// caller must now run cancelWalk (false inside a Shield: the walk is then
+// deferred to the outermost shield's exit). Cause rules: the first request
+// wins, except that an explicit non-nil cause replaces a timeout.
+func (j *Job) requestCancelLocked(cause error, how cancelKind) (moved, walk bool) {
+	rt := j.rt
+	s := j.state.Load()
+	if State(s & stateMask).Terminal() {
+		return false, false
+	}
+	if s&bitCancel != 0 {
+		if s&bitTimedOut != 0 && how == byCancel && cause != nil {
+			j.setCauseLocked(cause)
+			j.state.And(^bitTimedOut)
+		} else if how == byTimeout && rt.faults&faults.TimeoutOverridesFailure != 0 {
+			j.state.Or(bitTimedOut)
+		}
+		return false, false
+	}
+	j.setCauseLocked(cause)
+	bits := bitCancel
+	if how == byTimeout {
+		bits |= bitTimedOut
+	}
+	j.state.Or(bits)
+	rt.stats.add(j, cCancelReq)
+	if rt.tracer != nil {
+		rt.trace(Event{Kind: EvJobCancelReq, Job: j})
+	}
+	j.setStateLocked(Cancelling)
+	return true, s&bitShield == 0 || rt.faults&faults.ShieldNoDefer != 0
+}
+
+func (j *Job) setCauseLocked(cause error) {
+	x := j.extra()
+	x.cause = cause
+	if ce, ok := cause.(*cancelError); ok {
+		x.cancelErr = ce // a body returning its own Check error: don't wrap twice
+	} else {
+		x.cancelErr = &cancelError{cause: cause}
+	}
+}
+
+// cancel requests cancellation and runs the walk if due.
+func (j *Job) cancel(cause error, how cancelKind) bool {
+	j.mu.Lock()
+	moved, walk := j.requestCancelLocked(cause, how)
+	j.mu.Unlock()
+	if walk {
+		j.cancelWalk()
+	}
+	return moved
+}
+
+// cancelWalk propagates a recorded cancellation (spec 02 topology walk):
+// it closes Done, cancels every child and fires every hook. It runs at most
+// once per job, without j.mu held while children and callbacks run; a hold on
+// j keeps it from becoming terminal while callbacks run.
+func (j *Job) cancelWalk() {
+	j.mu.Lock()
+	s := j.state.Load()
+	if s&bitWalked != 0 || State(s&stateMask).Terminal() {
+		j.mu.Unlock()
+		return
+	}
+	j.state.Or(bitWalked)
+	x := j.x // non-nil: setCauseLocked allocated it
+	if x.done != nil {
+		close(x.done)
+	}
+	var buf [8]*Job
+	kids := buf[:0]
+	if j.rt.faults&faults.NoCancelDown == 0 {
+		for c := j.head; c != nil; c = c.next {
+			kids = append(kids, c)
+		}
+	}
+	hooks := j.hooks
+	j.hooks = nil
+	for n := hooks; n != nil; n = n.next {
+		n.linked = false
+	}
+	j.children++
+	cause := x.cause
+	j.mu.Unlock()
+
+	for _, c := range kids {
+		c.cancel(cause, byPropagation)
+	}
+	for n := hooks; n != nil; {
+		next := n.next // read first: once woken, a waiter returns and the node is no longer ours
+		if n.w != nil {
+			n.w.p.wake(j.rt.ex, wakeCancel)
+		} else if n.state.CompareAndSwap(nodeArmed, nodeFired) {
+			j.callHook(n.fn)
+		}
+		n = next
+	}
+	j.mu.Lock()
+	j.releaseLocked()
+}
+
+// callHook runs an OnCancel callback from the walk; a panic fails the job.
+func (j *Job) callHook(f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			j.fail(&PanicError{Value: r, Stack: debug.Stack()})
+		}
+	}()
+	f()
+}
+
+// fail records a failure on a job that is being held non-terminal.
+func (j *Job) fail(err error) {
+	j.mu.Lock()
+	j.recordFailureLocked(err)
+	_, walk := j.requestCancelLocked(err, byPropagation)
+	j.mu.Unlock()
+	if walk {
+		j.cancelWalk()
+	}
+}
+
+// addHookLocked links n into j's hooks, or reports false if j's cancel walk
+// has already run (the caller then fires n itself).
+func (j *Job) addHookLocked(n *cancelNode) bool {
+	if j.state.Load()&bitWalked != 0 {
+		return false
+	}
+	n.prev, n.next = nil, j.hooks
+	if j.hooks != nil {
+		j.hooks.prev = n
+	}
+	j.hooks = n
+	n.linked = true
+	return true
+}
+
+func (j *Job) removeHookLocked(n *cancelNode) {
+	if !n.linked {
+		return
+	}
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		j.hooks = n.next
+	}
+	if n.next != nil {
+		n.next.prev = n.prev
+	}
+	n.prev, n.next, n.linked = nil, nil, false
+}
+
+// Cancel requests cancellation of j with the given cause (nil is allowed)
+// and of all its non-detached descendants. It returns true if this call
+// moved j to Cancelling; false if j was already cancelling or terminal. The
+// first cause wins, except that an explicit cause replaces a timeout. Cost:
+// O(1) for j plus O(descendants) for the walk, which runs on the caller.
+func (j *Job) Cancel(cause error) bool { return j.cancel(cause, byCancel) }
+
+// IsCancelled reports whether cancellation of j was requested. It is false
+// inside Shield. O(1), lock-free.
+func (j *Job) IsCancelled() bool {
+	return j.state.Load()&(bitCancel|bitShield) == bitCancel
+}
+
+// Check is a cancellation checkpoint: nil, or, if j is cancelled (outside
+// Shield), the cancellation error, which matches ErrCancelled and wraps the
+// cause. A body that returns it ends Cancelled.
+func (j *Job) Check() error {
+	if !j.IsCancelled() {
+		return nil
+	}
+	return j.cancelErr()
+}
+
+func (j *Job) cancelErr() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.x == nil || j.x.cancelErr == nil {
+		return ErrCancelled
+	}
+	return j.x.cancelErr
+}
+
+// Shield runs body with cancellation of j ignored (spec 02
+// ignore_cancellation): inside, IsCancelled and Check report nothing, waits
+// are not interrupted, and a cancel that arrives records its cause but defers
+// the walk of j's children and hooks to the exit of the outermost Shield.
+// If j is already cancelled, Shield returns the cancellation error without
+// running body. Shields nest. Only j's own body may call Shield.
+func (j *Job) Shield(body func() error) error {
+	j.mu.Lock()
+	if j.state.Load()&(bitCancel|bitShield) == bitCancel {
+		j.mu.Unlock()
+		return j.cancelErr()
+	}
+	j.shield++
+	j.state.Or(bitShield)
+	j.mu.Unlock()
+	defer j.unshield()
+	return body()
+}
+
+func (j *Job) unshield() {
+	j.mu.Lock()
+	j.shield--
+	walk := false
+	if j.shield == 0 {
+		s := j.state.And(^bitShield)
+		walk = s&bitCancel != 0 && s&bitWalked == 0
+	}
+	j.mu.Unlock()
+	if walk {
+		j.cancelWalk()
+	}
+}
+
+// OnCancel arranges for f to run once when j is cancelled (like
+// context.AfterFunc, but f runs synchronously on the cancelling goroutine, so
+// it must be quick and must not block). If j is already cancelled, f runs at
+// once on the caller. If j ends without being cancelled, f never runs: no
+// callback outlives its job. stop reports whether it prevented the call. A
+// panic in f fails j with a *PanicError (when run at once, it propagates to
+// the caller instead).
+func (j *Job) OnCancel(f func()) (stop func() bool) {
+	n := &cancelNode{fn: f}
+	j.mu.Lock()
+	s := j.state.Load()
+	switch {
+	case s&bitCancel != 0 && s&bitWalked != 0:
+		j.mu.Unlock()
+		n.state.Store(nodeFired)
+		f()
+		return func() bool { return false }
+	case State(s & stateMask).Terminal():
+		j.mu.Unlock()
+	default:
+		j.addHookLocked(n)
+		j.mu.Unlock()
+	}
+	return func() bool {
+		if !n.state.CompareAndSwap(nodeArmed, nodeStopped) {
+			return false
+		}
+		j.mu.Lock()
+		j.removeHookLocked(n)
+		j.mu.Unlock()
+		return true
+	}
+}

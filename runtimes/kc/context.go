@@ -1,0 +1,91 @@
+package kc
+
+import (
+	"fmt"
+	"time"
+)
+
+// closedChan is what Done returns for a job whose cancel walk already ran.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Deadline returns the earliest deadline of j's WithTimeout scopes and the
+// Run context.
+func (j *Job) Deadline() (deadline time.Time, ok bool) {
+	for a := j; a != nil; a = a.parent {
+		var d time.Time
+		switch {
+		case a.flags&flagDeadline != 0:
+			d = a.x.deadline
+		case a.parent == nil && a.x != nil && a.x.ctx != nil:
+			d, _ = a.x.ctx.Deadline()
+		}
+		if !d.IsZero() && (!ok || d.Before(deadline)) {
+			deadline, ok = d, true
+		}
+	}
+	return deadline, ok
+}
+
+// Done returns a channel closed when j is cancelled (outside Shield: the
+// close is part of the cancel walk) or terminal. The channel is made on the
+// first call.
+func (j *Job) Done() <-chan struct{} {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.state.Load()&bitWalked != 0 {
+		return closedChan
+	}
+	x := j.extra()
+	if x.done == nil {
+		x.done = make(chan struct{})
+	}
+	return x.done
+}
+
+// Err returns nil until Done is closed; then the cancellation error if j
+// was cancelled, or an error matching ErrCancelled (and context.Canceled)
+// saying the job finished.
+func (j *Job) Err() error {
+	s := j.state.Load()
+	switch {
+	case s&bitWalked == 0:
+		return nil
+	case s&bitCancel != 0:
+		return j.cancelErr()
+	}
+	return errFinished
+}
+
+// Value looks key up in the context given to Runtime.Run.
+func (j *Job) Value(key any) any {
+	r := j
+	for r.parent != nil {
+		r = r.parent
+	}
+	if r.x == nil || r.x.ctx == nil {
+		return nil
+	}
+	return r.x.ctx.Value(key)
+}
+
+// Parent returns j's parent (for a detached child, the job that launched
+// it), or nil for a root.
+func (j *Job) Parent() *Job { return j.parent }
+
+// Name returns the name given with Named, or "".
+func (j *Job) Name() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.x == nil {
+		return ""
+	}
+	return j.x.name
+}
+
+// String describes j for debugging: its name (or address) and state.
+func (j *Job) String() string {
+	if n := j.Name(); n != "" {
+		return fmt.Sprintf("job %q (%v)", n, j.State())
+	}
+	return fmt.Sprintf("job %p (%v)", j, j.State())
+}

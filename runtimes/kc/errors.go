@@ -1,0 +1,93 @@
+package kc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// kcError is a sentinel that also matches a context error, so that code
+// written against context (errors.Is(err, context.Canceled)) keeps working.
+type kcError struct {
+	msg string
+	ctx error
+}
+
+func (e *kcError) Error() string { return e.msg }
+func (e *kcError) Unwrap() error { return e.ctx }
+
+var (
+	// ErrCancelled is the cancellation error: a cancelled job's Result,
+	// Check inside a cancelled job and a pending Await by a cancelled waiter
+	// all return an error that matches it. errors.Is(ErrCancelled,
+	// context.Canceled) holds. A body returning an error that matches it
+	// ends its job Cancelled instead of Failed.
+	ErrCancelled error = &kcError{"kc: cancelled", context.Canceled}
+
+	// ErrTimeout reports that a WithTimeout scope or a WaitAll ran out of
+	// time. errors.Is(ErrTimeout, context.DeadlineExceeded) holds. It does not
+	// match ErrCancelled: a body that returns it fails its job.
+	ErrTimeout error = &kcError{"kc: timeout", context.DeadlineExceeded}
+
+	// ErrClosed is returned by Launch into a Closing job, by Run after
+	// Runtime.Close, and by Lease on a terminal job.
+	ErrClosed = errors.New("kc: closed")
+
+	// ErrAgain is returned by WaitAll(0) while children are still running.
+	ErrAgain = errors.New("kc: children still running")
+
+	// ErrGoexit is the failure of a job whose body called runtime.Goexit.
+	ErrGoexit = errors.New("kc: body called runtime.Goexit")
+
+	// ErrNilBody is returned when a nil body is launched.
+	ErrNilBody = errors.New("kc: nil body")
+)
+
+// cancelError is the Result of a cancelled job and what Check returns inside
+// one. It matches ErrCancelled and unwraps to the cause given to Cancel.
+type cancelError struct {
+	cause error // nil for a plain Cancel(nil)
+}
+
+func (e *cancelError) Error() string {
+	if e.cause == nil {
+		return ErrCancelled.Error()
+	}
+	return ErrCancelled.Error() + ": " + e.cause.Error()
+}
+
+func (e *cancelError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrCancelled}
+	}
+	return []error{ErrCancelled, e.cause}
+}
+
+// errFinished is what Err reports for a job that ended without being
+// cancelled: its Done channel is closed, so Err must not be nil.
+var errFinished error = &cancelError{cause: errors.New("job finished")}
+
+// PanicError is the failure of a job whose body, OnCancel callback or actor
+// handler panicked. The panic is recovered: no goroutine of the runtime dies.
+type PanicError struct {
+	Value any    // the value passed to panic
+	Stack []byte // the panicking goroutine's stack, from runtime/debug.Stack
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("kc: panic: %v", e.Value) }
+
+// Unwrap returns the panic value if it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// TimeoutError is what WithTimeout returns when its own timer ended the scope.
+// It matches ErrTimeout (and so context.DeadlineExceeded) but not ErrCancelled.
+type TimeoutError struct {
+	After time.Duration // the duration given to WithTimeout
+}
+
+func (e *TimeoutError) Error() string { return fmt.Sprintf("kc: timeout after %v", e.After) }
+func (e *TimeoutError) Unwrap() error { return ErrTimeout }

@@ -1,0 +1,119 @@
+package kc
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Executor is what a backend implements: where job bodies run, how a blocked
+// task waits, and timers. The semantics (the job tree, cancellation, results)
+// live in this package and are the same for every backend.
+//
+// All methods must be safe for concurrent use.
+type Executor interface {
+	// Spawn arranges for t.Run to be called once, on some goroutine, soon.
+	// It never blocks the caller and never runs t on the caller's stack.
+	// Spawn after Close is a bug in the core and may panic.
+	Spawn(t *Task)
+
+	// Park blocks the calling goroutine until Unpark(p) has been called.
+	// If Unpark came first, Park returns at once. Each Parker is parked and
+	// unparked exactly once. p.Worker reports whether the caller is running a
+	// task of this executor (so a backend with a fixed set of workers knows
+	// whether to compensate for the blocked one).
+	Park(p *Parker)
+
+	// Unpark wakes the goroutine blocked (or about to block) in Park(p). It
+	// never blocks and never runs the woken task on the caller's stack.
+	Unpark(p *Parker)
+
+	// AfterFunc calls f on some goroutine after d, unless the returned
+	// Timer is stopped first. *time.Timer satisfies Timer.
+	AfterFunc(d time.Duration, f func()) Timer
+
+	// Close waits until every spawned task has returned from Run and every
+	// goroutine the executor started has exited. The core calls it once,
+	// after every job is terminal and every timer stopped or fired.
+	Close() error
+}
+
+// Timer is a pending AfterFunc call.
+type Timer interface {
+	// Stop prevents the call if it has not started; it reports whether it did.
+	Stop() bool
+}
+
+// Task is the executor's view of a job: a body to run. The only thing an
+// executor does with a *Task is hold it in a queue and call Run once. Task has
+// the same memory layout as Job, so handing one to an executor costs nothing.
+type Task Job
+
+// Run runs the job's body to completion on the calling goroutine, then
+// performs the job's end-of-body transition. If the body was already claimed
+// (an awaiting job ran it inline), Run returns at once: an executor may keep
+// stale queue entries and need not remove them.
+//
+// Run recovers panics from the body (they fail the job). A body that calls
+// runtime.Goexit fails its job with ErrGoexit and then ends the calling
+// goroutine, as Goexit does; an executor that reuses goroutines must be
+// prepared for that (for example by running Run under a deferred restart).
+func (t *Task) Run() {
+	j := (*Job)(t)
+	if j.claim() {
+		j.run()
+	}
+}
+
+// Job returns the job this task runs.
+func (t *Task) Job() *Job { return (*Job)(t) }
+
+// Parker is a one-shot wake-up for one blocked goroutine: it is parked once
+// and unparked once. The core allocates one per blocking wait; an Executor
+// implements Park and Unpark with Wait and Signal, around which it may do its
+// own bookkeeping (release a worker slot, compensate, count blocked workers).
+//
+// The zero Parker is not ready for use; the core prepares every Parker it
+// hands to an executor.
+type Parker struct {
+	sema sync.WaitGroup // count 1 until Signal: Wait blocks on it
+
+	// reason is the wake reason, 0 until the first wake. Written once by CAS
+	// (the winner then calls Executor.Unpark); read by the woken goroutine
+	// after Park returns, which the WaitGroup orders after the CAS.
+	reason atomic.Uint32
+	worker bool // immutable after init
+}
+
+// Wake reasons stored in Parker.reason. Zero means "not woken yet".
+const (
+	wakeDone    uint32 = iota + 1 // the awaited condition holds
+	wakeCancel                    // the waiting job was cancelled
+	wakeTimeout                   // the wait's own timer fired
+)
+
+func (p *Parker) init(worker bool) {
+	p.sema.Add(1)
+	p.worker = worker
+}
+
+// Wait blocks until Signal is called (at once if it already was).
+func (p *Parker) Wait() { p.sema.Wait() }
+
+// Signal releases the goroutine in Wait. Call it exactly once.
+func (p *Parker) Signal() { p.sema.Done() }
+
+// Worker reports whether the goroutine that parks is running a task of the
+// executor (a job body, or a body run inline by one) rather than an outside
+// goroutine such as the caller of Runtime.Run or an Await with a nil waiter.
+func (p *Parker) Worker() bool { return p.worker }
+
+// wake records reason and unparks the waiter if this call is the first wake.
+// Exactly one wake wins; it reports whether this one did.
+func (p *Parker) wake(ex Executor, reason uint32) bool {
+	if !p.reason.CompareAndSwap(0, reason) {
+		return false
+	}
+	ex.Unpark(p)
+	return true
+}

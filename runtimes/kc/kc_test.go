@@ -1,0 +1,53 @@
+package kc_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/kcbench/kcbench/runtimes/goroutine"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+func TestJobSize(t *testing.T) {
+	if s := unsafe.Sizeof(kc.Job{}); s > 128 {
+		t.Fatalf("sizeof(Job) = %d; want <= 128 (spec 01 4.20)", s)
+	} else {
+		t.Logf("sizeof(Job) = %d", s)
+	}
+}
+
+func TestSmoke(t *testing.T) {
+	rt := kc.New(goroutine.New())
+	defer rt.Close()
+	err := rt.Run(context.Background(), func(j *kc.Job) error {
+		d, err := kc.Async(j, func(j *kc.Job) (int, error) { return 42, nil })
+		if err != nil {
+			return err
+		}
+		v, err := d.Await(j)
+		if v != 42 || err != nil {
+			t.Errorf("Await = %v, %v", v, err)
+		}
+		boom := errors.New("boom")
+		err = j.Scope(func(s *kc.Job) error {
+			s.Launch(func(c *kc.Job) error { return c.Sleep(time.Hour) })
+			s.Launch(func(c *kc.Job) error { return boom })
+			return nil
+		})
+		if !errors.Is(err, boom) {
+			t.Errorf("Scope = %v; want boom", err)
+		}
+		err = j.WithTimeout(10*time.Millisecond, func(s *kc.Job) error { return s.Sleep(time.Hour) })
+		if !errors.Is(err, kc.ErrTimeout) || errors.Is(err, kc.ErrCancelled) {
+			t.Errorf("WithTimeout = %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", rt.Stats())
+}

@@ -1,0 +1,147 @@
+package kc
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/kcbench/kcbench/internal/faults"
+)
+
+// Runtime is a job tree on an Executor. Create one with New, run root jobs
+// with Run, and release it with Close. Its methods are safe for concurrent use.
+type Runtime struct {
+	ex     Executor   // immutable
+	name   string     // immutable
+	tracer Tracer     // immutable; nil when tracing is off
+	faults faults.Set // immutable; zero outside this module's tests
+	stats  counters
+
+	mu      sync.Mutex
+	closed  bool              // under mu: Run and detached launches are refused
+	tops    map[*Job]struct{} // under mu: live roots and detached jobs
+	drained chan struct{}     // closed once closed && len(tops) == 0
+	timers  sync.WaitGroup    // armed timers whose callback may still run
+	closing sync.Once         // runs the shutdown once
+	done    chan struct{}     // closed when Close has finished
+	err     error             // the executor's Close error; written before done is closed
+}
+
+// New returns a Runtime that runs jobs on ex.
+func New(ex Executor, opts ...Option) *Runtime {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.name == "" {
+		c.name = "custom"
+		if n, ok := ex.(interface{ Name() string }); ok {
+			c.name = n.Name()
+		}
+	}
+	return &Runtime{ex: ex, name: c.name, tracer: c.tracer, faults: c.faults,
+		tops: make(map[*Job]struct{}), drained: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Name returns the backend's name.
+func (rt *Runtime) Name() string { return rt.name }
+
+// Stats returns the counters. Each is exact, but they are read one by one,
+// so a snapshot taken while jobs run may mix moments.
+func (rt *Runtime) Stats() Stats { return rt.stats.snapshot() }
+
+// Run runs body as a root job and returns its Result once it and all its
+// non-detached descendants are terminal. Cancelling ctx cancels the root
+// (with the context's cause); its values are visible through Job.Value and
+// its deadline through Job.Deadline. After Close, Run returns ErrClosed.
+func (rt *Runtime) Run(ctx context.Context, body Func) error {
+	if body == nil {
+		return ErrNilBody
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r := &Job{rt: rt, body: body, x: &jobExtra{ctx: ctx}}
+	if err := rt.addTop(r); err != nil {
+		return err
+	}
+	rt.stats.add(r, cCreated)
+	rt.trace(Event{Kind: EvJobCreate, Job: r})
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { r.cancel(context.Cause(ctx), byCancel) })
+		defer stop()
+	}
+	rt.ex.Spawn((*Task)(r))
+	if !r.State().Terminal() {
+		r.wait(nil, waitTerminal, 0, false)
+	}
+	return r.result()
+}
+
+// addTop registers a root or detached job, unless the runtime is closed.
+func (rt *Runtime) addTop(j *Job) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.closed {
+		return ErrClosed
+	}
+	rt.tops[j] = struct{}{}
+	return nil
+}
+
+func (rt *Runtime) topDone(j *Job) {
+	rt.mu.Lock()
+	delete(rt.tops, j)
+	if rt.closed && len(rt.tops) == 0 {
+		close(rt.drained)
+	}
+	rt.mu.Unlock()
+}
+
+// Close shuts the runtime down (spec 05 "Shutdown / draining"): it refuses
+// new roots, cancels every live root and detached job with cause ErrClosed,
+// waits until all are terminal and every timer has stopped or fired, then
+// closes the executor, which waits for its goroutines. No goroutine of the
+// runtime outlives Close. Close is idempotent; every call waits for the
+// shutdown and returns the executor's Close error. It must not be called
+// from inside a job.
+func (rt *Runtime) Close() error {
+	rt.closing.Do(func() {
+		rt.mu.Lock()
+		rt.closed = true
+		tops := make([]*Job, 0, len(rt.tops))
+		for j := range rt.tops {
+			tops = append(tops, j)
+		}
+		if len(tops) == 0 {
+			close(rt.drained)
+		}
+		rt.mu.Unlock()
+		for _, j := range tops {
+			j.Cancel(ErrClosed)
+		}
+		<-rt.drained
+		rt.timers.Wait()
+		rt.err = rt.ex.Close()
+		close(rt.done)
+	})
+	<-rt.done
+	return rt.err
+}
+
+// afterFunc arms an executor timer that Close knows about.
+func (rt *Runtime) afterFunc(d time.Duration, f func()) Timer {
+	rt.timers.Add(1)
+	return rt.ex.AfterFunc(d, func() {
+		defer rt.timers.Done()
+		f()
+	})
+}
+
+// stopTimer stops a timer from afterFunc; if the call was prevented, the
+// timer no longer counts.
+func (rt *Runtime) stopTimer(t Timer) {
+	if t.Stop() {
+		rt.timers.Done()
+	}
+}

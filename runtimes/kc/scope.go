@@ -1,0 +1,129 @@
+package kc
+
+import "time"
+
+func collect(opts []JobOption) (jobFlags, string) {
+	var f jobFlags
+	var name string
+	for _, o := range opts {
+		f |= o.flags
+		if o.name != "" {
+			name = o.name
+		}
+	}
+	return f, name
+}
+
+// newChild allocates nothing: it prepares c (allocated by the caller, maybe
+// inside a Deferred) with the options' name and attaches it to j.
+func (j *Job) newChild(c *Job, body bodyRunner, flags jobFlags, opts []JobOption) error {
+	f, name := collect(opts)
+	if name != "" {
+		c.x = &jobExtra{name: name}
+	}
+	return j.attach(c, body, flags|f)
+}
+
+// Launch starts body as a new child job of j and returns it. The child runs
+// concurrently; j does not become terminal before it (unless it is
+// Detached). Launch into a cancelled or terminal job returns ErrCancelled and
+// runs nothing; into a Closing job, ErrClosed. Cost: one allocation (the job)
+// plus the executor's Spawn.
+func (j *Job) Launch(body Func, opts ...JobOption) (*Job, error) {
+	if body == nil {
+		return nil, ErrNilBody
+	}
+	c := new(Job)
+	if err := j.newChild(c, body, 0, opts); err != nil {
+		return nil, err
+	}
+	j.rt.ex.Spawn((*Task)(c))
+	return c, nil
+}
+
+// Open makes an explicit scope (a Trio nursery): a child job with no body.
+// Launch children into it, then Close it, or AwaitAll it (Close, wait,
+// result), or let it be closed when j's body returns. Its children's failures
+// fail and cancel it like any job, and its own failure fails j.
+func (j *Job) Open(opts ...JobOption) (*Job, error) {
+	n := new(Job)
+	if err := j.newChild(n, nil, flagOpen, opts); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// Close is the nursery close() of spec 04: j stops accepting children
+// (Active -> Closing). A nursery made by Open then becomes terminal as soon
+// as its children are; a job with a body still waits for its body.
+func (j *Job) Close() {
+	j.mu.Lock()
+	s := j.state.Load()
+	if State(s & stateMask).Terminal() {
+		j.mu.Unlock()
+		return
+	}
+	bits := bitClosed
+	if j.body == nil {
+		bits |= bitBodyDone
+	}
+	j.state.Or(bits)
+	if State(s&stateMask) == Active {
+		j.setStateLocked(Closing)
+	}
+	j.maybeFinishLocked()
+}
+
+// Scope runs body as a child scope of j on the calling goroutine and waits
+// for the scope's children (Kotlin's coroutineScope). A failing child cancels
+// the scope and its other children; the first failure is returned to the
+// caller rather than failing j directly, so j may handle it.
+func (j *Job) Scope(body Func) error { return j.scope(body, 0, 0) }
+
+// SupervisorScope is Scope with supervisor semantics: child failures are
+// ignored, and it returns only the failure of body itself.
+func (j *Job) SupervisorScope(body Func) error { return j.scope(body, flagSupervisor, 0) }
+
+// WithTimeout is Scope with a deadline d from now. If the deadline passes
+// first, the scope is cancelled (cause ErrTimeout), waits for its children,
+// and WithTimeout returns a *TimeoutError, which matches ErrTimeout but not
+// ErrCancelled (a timeout is a failure for whoever receives it). Failures
+// recorded before the timeout win; those after it do not. A finished
+// WithTimeout leaves no timer armed.
+func (j *Job) WithTimeout(d time.Duration, body Func) error {
+	return j.scope(body, flagDeadline, d)
+}
+
+func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
+	if body == nil {
+		return ErrNilBody
+	}
+	rt := j.rt
+	s := new(Job)
+	if flags&flagDeadline != 0 {
+		s.x = &jobExtra{deadline: time.Now().Add(d)}
+	}
+	if err := j.attach(s, Func(body), flags|flagScope); err != nil {
+		return err
+	}
+	var t Timer
+	if flags&flagDeadline != 0 {
+		if d <= 0 {
+			s.cancel(ErrTimeout, byTimeout)
+		} else {
+			t = rt.afterFunc(d, func() { s.cancel(ErrTimeout, byTimeout) })
+		}
+	}
+	s.claim()
+	s.run()
+	if !s.State().Terminal() {
+		s.wait(nil, waitTerminal, 0, true)
+	}
+	if t != nil {
+		rt.stopTimer(t)
+	}
+	if s.State() == Cancelled && s.state.Load()&bitTimedOut != 0 {
+		return &TimeoutError{After: d}
+	}
+	return s.result()
+}

@@ -1,0 +1,292 @@
+package kc
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/kcbench/kcbench/internal/faults"
+)
+
+// Waiter kinds: what a waiter on a job's list waits for.
+const (
+	waitTerminal uint8 = iota // the job is terminal (Join, Await, AwaitAll, Scope)
+	waitChildren              // the job has no children left (WaitAll)
+)
+
+// waiter is one blocking wait (spec 05 wait node). It is on the target's
+// waiter list from registration until whoever removes it (the waker that
+// fulfils it, or the waiter itself after a cancel or timeout wake) counts
+// and traces the wake: every registered waiter is woken exactly once.
+type waiter struct {
+	p          Parker
+	prev, next *waiter    // in target.waiters; under target.mu
+	linked     bool       // on target.waiters; under target.mu
+	kind       uint8      // immutable
+	hook       cancelNode // registered on the waiting job, if cancellable
+}
+
+func (w *waiter) id() uint64 { return uint64(uintptr(unsafe.Pointer(w))) }
+
+func (j *Job) pushWaiterLocked(w *waiter) {
+	w.next = j.waiters
+	if j.waiters != nil {
+		j.waiters.prev = w
+	}
+	j.waiters = w
+	w.linked = true
+	j.rt.stats.add(j, cWaitReg)
+	if j.rt.tracer != nil {
+		j.rt.trace(Event{Kind: EvJobWaitRegister, Job: j, Waiter: w.id()})
+	}
+}
+
+// removeWaiterLocked unlinks w and counts its wake.
+func (j *Job) removeWaiterLocked(w *waiter) {
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		j.waiters = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	}
+	w.prev, w.next, w.linked = nil, nil, false
+	j.rt.stats.add(j, cWaitWoken)
+	if j.rt.tracer != nil {
+		j.rt.trace(Event{Kind: EvJobWaitWake, Job: j, Waiter: w.id()})
+	}
+}
+
+// wakeWaitersLocked wakes the waiters of the given kind (all of them when
+// kind is waitTerminal, since a terminal job has no children either).
+// Unpark never blocks, so it is called with j.mu held; that keeps the wake
+// events of a job before its finalize event.
+func (j *Job) wakeWaitersLocked(kind uint8) {
+	var skip *waiter
+	if kind == waitTerminal && j.rt.faults&faults.LostJoinWakeup != 0 {
+		for w := j.waiters; w != nil; w = w.next {
+			skip = w // the oldest waiter: its wake is lost
+		}
+	}
+	for w := j.waiters; w != nil; {
+		next := w.next
+		if (kind == waitTerminal || w.kind == kind) && w != skip {
+			j.removeWaiterLocked(w)
+			w.p.wake(j.rt.ex, wakeDone)
+		}
+		w = next
+	}
+}
+
+// wait blocks until j satisfies kind, until canceller (if not nil) is
+// cancelled, or until timeout elapses (if > 0). It returns the wake reason.
+// worker tells the executor whether the caller runs one of its tasks.
+func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker bool) uint32 {
+	w := &waiter{kind: kind}
+	j.mu.Lock()
+	s := j.state.Load()
+	if State(s&stateMask).Terminal() || kind == waitChildren && j.children == 0 {
+		j.mu.Unlock()
+		return wakeDone
+	}
+	w.p.init(worker)
+	j.pushWaiterLocked(w)
+	j.mu.Unlock()
+
+	rt := j.rt
+	if canceller != nil {
+		w.hook.w = w
+		canceller.mu.Lock()
+		linked := canceller.addHookLocked(&w.hook)
+		canceller.mu.Unlock()
+		if !linked {
+			w.p.wake(rt.ex, wakeCancel)
+		}
+	}
+	var t Timer
+	if timeout > 0 {
+		t = rt.afterFunc(timeout, func() { w.p.wake(rt.ex, wakeTimeout) })
+	}
+	rt.ex.Park(&w.p)
+	reason := w.p.reason.Load()
+	if t != nil {
+		rt.stopTimer(t)
+	}
+	if canceller != nil {
+		canceller.mu.Lock()
+		canceller.removeHookLocked(&w.hook)
+		canceller.mu.Unlock()
+	}
+	if reason != wakeDone {
+		j.mu.Lock()
+		if w.linked {
+			j.removeWaiterLocked(w)
+		}
+		j.mu.Unlock()
+	}
+	return reason
+}
+
+// join waits for j to be terminal on behalf of waiter w (nil: a goroutine
+// outside the runtime). A pending j that is w's own unstarted child is run
+// inline on the caller, which saves a park and a wake. It returns w's
+// cancellation error if w is cancelled first, else nil.
+func (j *Job) join(w *Job) error {
+	if w != nil {
+		if w.IsCancelled() {
+			return w.cancelErr()
+		}
+		if j.parent == w && j.flags&flagDetached == 0 && j.claim() {
+			j.run()
+			if State(j.state.Load() & stateMask).Terminal() {
+				return nil
+			}
+		}
+	}
+	if j.wait(w, waitTerminal, 0, w != nil) == wakeCancel {
+		return w.cancelErr()
+	}
+	return nil
+}
+
+// result is the job's Result; it reads only what is immutable once the
+// (sequentially consistent) state load has seen a terminal state.
+func (j *Job) result() error {
+	switch State(j.state.Load() & stateMask) {
+	case Failed:
+		return j.err
+	case Cancelled:
+		return j.x.cancelErr
+	}
+	return nil
+}
+
+// Join waits until j is terminal and returns its Result. The wait is
+// cancellable through w, the waiting job (nil from a plain goroutine): if w
+// is cancelled first, Join returns w's cancellation error and j goes on.
+func (j *Job) Join(w *Job) error {
+	if !State(j.state.Load() & stateMask).Terminal() {
+		if err := j.join(w); err != nil {
+			return err
+		}
+	}
+	return j.result()
+}
+
+// State returns j's current state. O(1), lock-free.
+func (j *Job) State() State { return State(j.state.Load() & stateMask) }
+
+// Result returns j's outcome once terminal: nil when Completed, the first
+// failure when Failed, the cancellation error (matching ErrCancelled and
+// wrapping the cause) when Cancelled. It is nil while j is not terminal.
+func (j *Job) Result() error { return j.result() }
+
+// TryResult is spec 04 try_get_result: (Result, true) once j is terminal,
+// (nil, false) before.
+func (j *Job) TryResult() (err error, done bool) {
+	if !j.State().Terminal() {
+		return nil, false
+	}
+	return j.result(), true
+}
+
+// Errors returns every failure recorded on j, the first (its Result, when
+// Failed) first: its body's failure and, unless j is a supervisor, its
+// children's.
+func (j *Job) Errors() []error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err == nil {
+		return nil
+	}
+	out := []error{j.err}
+	if j.x != nil {
+		out = append(out, j.x.errs...)
+	}
+	return out
+}
+
+// WaitAll is spec 03 wait_all: it waits until j has no children (leases
+// count as children). timeout 0 polls: ErrAgain if children remain; > 0 waits
+// at most that long, then ErrTimeout; < 0 waits forever. It does not close j.
+func (j *Job) WaitAll(timeout time.Duration) error {
+	if timeout == 0 {
+		j.mu.Lock()
+		n := j.children
+		j.mu.Unlock()
+		if n > 0 {
+			return ErrAgain
+		}
+		return nil
+	}
+	if j.wait(nil, waitChildren, max(timeout, 0), true) == wakeTimeout {
+		return ErrTimeout
+	}
+	return nil
+}
+
+// AwaitAll is spec 04 await_all: Close j, wait for it (cancellable through
+// w, like Join) and return its Result.
+func (j *Job) AwaitAll(w *Job) error {
+	j.Close()
+	return j.Join(w)
+}
+
+// Sleep pauses the body for d, or until j is cancelled, in which case it
+// returns the cancellation error. Inside Shield it always sleeps d. The
+// timer is stopped on return: a finished Sleep leaves no timer armed.
+func (j *Job) Sleep(d time.Duration) error {
+	if err := j.Check(); err != nil || d <= 0 {
+		return err
+	}
+	rt := j.rt
+	w := &waiter{}
+	w.p.init(true)
+	w.hook.w = w
+	j.mu.Lock()
+	linked := j.addHookLocked(&w.hook)
+	j.mu.Unlock()
+	if !linked {
+		return j.Check()
+	}
+	t := rt.afterFunc(d, func() { w.p.wake(rt.ex, wakeTimeout) })
+	rt.ex.Park(&w.p)
+	rt.stopTimer(t)
+	j.mu.Lock()
+	j.removeHookLocked(&w.hook)
+	j.mu.Unlock()
+	if w.p.reason.Load() == wakeCancel {
+		return j.cancelErr()
+	}
+	return nil
+}
+
+// Yield lets other goroutines run, then checks for cancellation.
+func (j *Job) Yield() error {
+	runtime.Gosched()
+	return j.Check()
+}
+
+// Lease is spec 02 PromiseChildLease: a hold on j that keeps it from
+// becoming terminal (it counts as a child, for WaitAll too) until release is
+// called. Releasing twice is harmless. The release that lets j finish only
+// wakes j's waiters; it never runs user code on the releasing goroutine.
+// Lease on a terminal job returns ErrClosed.
+func (j *Job) Lease() (release func(), err error) {
+	j.mu.Lock()
+	if j.State().Terminal() {
+		j.mu.Unlock()
+		return nil, ErrClosed
+	}
+	j.children++
+	j.mu.Unlock()
+	var once atomic.Bool
+	return func() {
+		if once.CompareAndSwap(false, true) {
+			j.mu.Lock()
+			j.releaseLocked()
+		}
+	}, nil
+}

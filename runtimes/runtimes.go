@@ -1,0 +1,74 @@
+// Package runtimes is the registry of backends: every Executor that kcbench
+// knows by name. The conformance suite and the benchmarks iterate over
+// Names(); a new backend becomes part of both by calling Register.
+package runtimes
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/kcbench/kcbench/runtimes/goroutine"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// ErrUnknownBackend is matched by the error New returns for an unknown name.
+var ErrUnknownBackend = errors.New("unknown backend")
+
+// UnknownBackendError is New's error for a name nobody registered.
+type UnknownBackendError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownBackendError) Error() string {
+	return fmt.Sprintf("runtimes: unknown backend %q (known: %s)", e.Name, strings.Join(e.Known, ", "))
+}
+
+// Is makes errors.Is(err, ErrUnknownBackend) hold.
+func (e *UnknownBackendError) Is(target error) bool { return target == ErrUnknownBackend }
+
+var (
+	mu       sync.Mutex
+	names    []string                          // registration order
+	backends = map[string]func() kc.Executor{} // under mu
+)
+
+func init() {
+	Register("goroutine", func() kc.Executor { return goroutine.New() })
+}
+
+// Register makes a backend available under name: newExecutor is called once
+// per runtime New creates. It panics if name is empty or already taken, like
+// database/sql.Register.
+func Register(name string, newExecutor func() kc.Executor) {
+	mu.Lock()
+	defer mu.Unlock()
+	if name == "" || newExecutor == nil {
+		panic("runtimes: Register with empty name or nil constructor")
+	}
+	if _, dup := backends[name]; dup {
+		panic("runtimes: Register called twice for " + name)
+	}
+	backends[name] = newExecutor
+	names = append(names, name)
+}
+
+// Names returns the registered backend names in registration order.
+func Names() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]string(nil), names...)
+}
+
+// New returns a runtime on a fresh executor of the named backend.
+func New(name string, opts ...kc.Option) (*kc.Runtime, error) {
+	mu.Lock()
+	newExecutor, ok := backends[name]
+	mu.Unlock()
+	if !ok {
+		return nil, &UnknownBackendError{Name: name, Known: Names()}
+	}
+	return kc.New(newExecutor(), append([]kc.Option{kc.WithName(name)}, opts...)...), nil
+}
