@@ -1,0 +1,115 @@
+// Package kc is the semantics core of kcbench's structured-concurrency
+// runtimes: a tree of Kotlin-style jobs with cooperative cancellation,
+// supervisors, detached children, deferreds, timeouts, shields, leases and
+// Trio-style nurseries, written once on top of a small Executor interface
+// that each backend implements (runtimes/goroutine, runtimes/stealing, ...).
+//
+// A Runtime runs root jobs; every job's body receives its own *Job, which is
+// its cancellation source, the parent of the children it launches, and a
+// context.Context:
+//
+//	rt := kc.New(goroutine.New())
+//	defer rt.Close()
+//	err := rt.Run(ctx, func(j *kc.Job) error {
+//		d, _ := kc.Async(j, func(j *kc.Job) (int, error) { return 6 * 7, nil })
+//		v, err := d.Await(j)
+//		...
+//	})
+//
+// # The state machine
+//
+// A job is in one of six States (state.go gives each one's meaning):
+//
+//	Active ──body returns / Close──▶ Closing ──children done──▶ Completed | Failed
+//	  │                                 │
+//	  └──Cancel / parent / failure──────┴──▶ Cancelling ──body and children done──▶ Failed | Cancelled
+//
+// plus the shortcut from Active straight to a terminal state when the body
+// returns and there are no children left. No transition leaves a terminal
+// state; Closing and Cancelling never return to Active.
+//
+// Who moves a job, and under which lock. Every transition is made while
+// holding the job's own mutex (Job.mu), by one of:
+//   - the goroutine that ran the body, at the end of it (bodyReturned):
+//     Active -> Closing, or -> Cancelling if the body failed or returned a
+//     cancellation error, and -> terminal if no child or lease holds the job;
+//   - a canceller (Cancel, the parent's cancel walk, a WithTimeout timer,
+//     Runtime.Close, the Run context): Active or Closing -> Cancelling;
+//   - the goroutine that drops the last hold on a job whose body is done: the
+//     last child to finish (childDone), the last Lease release, the end of a
+//     cancel walk, or Close on a nursery: Closing or Cancelling -> terminal.
+//
+// The terminal state is computed once (finishLocked): Failed if a failure was
+// recorded and the job was not cancelled by its own timeout first; else
+// Cancelled if cancellation was requested; else Completed. So failure
+// dominates cancellation in either order (spec 04 §4.4), except after a
+// timeout (spec 01 §4.16 invariant 5). Finishing wakes the job's waiters,
+// drops its OnCancel hooks unfired, and then, outside the job's lock, tells
+// the parent (childDone), which may finish the parent in turn: locks are only
+// ever nested parent-before-child (attach, the cancel walk's snapshot), never
+// child-before-parent, so the tree cannot deadlock on itself.
+//
+// The state word (Job.state) carries the State in its low bits and flags
+// above it (state.go): whether the body was claimed, cancellation requested
+// (spec 02 CANCELLED), a shield active (IGNORED), the cancel walk done (Done
+// closed), the body done, the job closed to new children, cancelled by its
+// own timeout. The word is only changed with atomic read-modify-write
+// operations under Job.mu (the claim CAS is the one lock-free writer), so
+// IsCancelled, State and the Await fast path read it with a single atomic
+// load. Go's atomics are sequentially consistent: a goroutine that loads a
+// terminal State also sees the job's error and value as they were when the
+// state was published, which is why Result and Await need no lock.
+//
+// # The cancellation protocol
+//
+// Cancellation is cooperative and has two halves, as in spec 02.
+//
+// The request (requestCancelLocked, under Job.mu) is O(1): it sets the
+// cancel flag, records the cause (the first one wins, except that an
+// explicit Cancel cause replaces a timeout), counts the request, and moves
+// the job to Cancelling. From then on IsCancelled and Check report it —
+// unless a Shield is active.
+//
+// The walk (cancelWalk) is O(children + hooks) and runs without the job's
+// lock held: under the lock it marks the walk done, closes Done, snapshots
+// the children and detaches the hook list (OnCancel callbacks and the
+// cancellable waits of the job: Sleep, and Join/Await with the job as
+// waiter); then, unlocked, it cancels each child with the same cause
+// (recursively, depth-first) and fires each hook. The walk holds the job
+// (like a lease) while OnCancel callbacks run, so no callback outlives its
+// job. A child launched after the request is refused (ErrCancelled), so the
+// snapshot misses nothing.
+//
+// Inside Shield, a request sets the flag and cause but defers the walk: the
+// exit of the outermost Shield performs it. A job cancelled before its body
+// starts never runs the body. A body observes cancellation at checkpoints:
+// Check, Yield, Sleep, and any wait that takes the job as waiter.
+//
+// Failures travel up at the end: when a child becomes Failed, its parent
+// records the failure (first error wins; Errors keeps them all) and is
+// cancelled with the failure as cause, which cancels the siblings — unless
+// the parent is a supervisor, or the child is a Scope, SupervisorScope or
+// WithTimeout scope, whose failure is returned to the caller instead, or the
+// child is detached, whose failure goes nowhere.
+//
+// # Blocking
+//
+// Every blocking wait (Join, Await, AwaitAll, WaitAll, Sleep, the end of
+// Scope and Run) registers a wait node under the awaited job's lock,
+// re-checking the condition there (spec 05: the commit point is the
+// enqueue), then parks through the Executor. The first of the possible
+// wakers (the job finishing, the waiter's cancellation, a timer) wins a CAS
+// on the node's Parker and is the only one to unpark it, so every waiter is
+// woken exactly once and no wakeup is lost. Join and Await of an unstarted
+// child of the waiting job run the child inline instead of parking.
+//
+// # Costs
+//
+// A Job is 120 bytes on 64-bit platforms (spec 01 §4.20 asks at most 128);
+// names, causes, extra errors and the Done channel live in a separately
+// allocated extra record that most jobs never need. Launch allocates the job
+// and nothing else; Async allocates one Deferred that embeds its job. Await
+// of a finished deferred is one atomic load. Counters are striped over cache
+// lines by job address. With no Tracer installed, each trace point costs a
+// nil check.
+package kc
