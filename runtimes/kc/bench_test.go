@@ -1,0 +1,148 @@
+package kc_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// queueExecutor runs tasks on one goroutine from a FIFO, to measure the
+// core's own cost per job without a real scheduler in the way.
+type queueExecutor struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	q    []*kc.Task
+	quit bool
+	wg   sync.WaitGroup
+}
+
+func newQueueExecutor() *queueExecutor {
+	e := &queueExecutor{}
+	e.cond.L = &e.mu
+	e.wg.Add(1)
+	go e.loop()
+	return e
+}
+
+func (e *queueExecutor) loop() {
+	defer e.wg.Done()
+	for {
+		e.mu.Lock()
+		for len(e.q) == 0 && !e.quit {
+			e.cond.Wait()
+		}
+		if len(e.q) == 0 {
+			e.mu.Unlock()
+			return
+		}
+		t := e.q[0]
+		e.q = e.q[1:]
+		e.mu.Unlock()
+		t.Run()
+	}
+}
+
+func (e *queueExecutor) Spawn(t *kc.Task) {
+	e.mu.Lock()
+	e.q = append(e.q, t)
+	e.mu.Unlock()
+	e.cond.Signal()
+}
+// Park compensates a blocked worker with a second loop that lasts until the
+// queue is empty, so a body waiting for its children cannot starve them.
+func (e *queueExecutor) Park(p *kc.Parker) {
+	if p.Worker() {
+		e.wg.Add(1)
+		go e.drain()
+	}
+	p.Wait()
+}
+
+func (e *queueExecutor) drain() {
+	defer e.wg.Done()
+	for {
+		e.mu.Lock()
+		if len(e.q) == 0 {
+			e.mu.Unlock()
+			return
+		}
+		t := e.q[0]
+		e.q = e.q[1:]
+		e.mu.Unlock()
+		t.Run()
+	}
+}
+
+func (e *queueExecutor) Unpark(p *kc.Parker) { p.Signal() }
+func (e *queueExecutor) AfterFunc(d time.Duration, f func()) kc.Timer {
+	return time.AfterFunc(d, f)
+}
+func (e *queueExecutor) Close() error {
+	e.mu.Lock()
+	e.quit = true
+	e.mu.Unlock()
+	e.cond.Broadcast()
+	e.wg.Wait()
+	return nil
+}
+
+// BenchmarkCoreLaunch measures Launch + run + finish of an empty child on a
+// one-goroutine FIFO executor: the core's share of JobCreate.
+func BenchmarkCoreLaunch(b *testing.B) {
+	rt := kc.New(newQueueExecutor())
+	defer rt.Close()
+	b.ReportAllocs()
+	empty := func(*kc.Job) error { return nil }
+	_ = rt.Run(context.Background(), func(j *kc.Job) error {
+		n, _ := j.Open()
+		b.ResetTimer()
+		for range b.N {
+			n.Launch(empty)
+		}
+		err := n.AwaitAll(j)
+		b.StopTimer()
+		return err
+	})
+}
+
+// BenchmarkCoreAwaitCached measures Await of a finished deferred.
+func BenchmarkCoreAwaitCached(b *testing.B) {
+	rt := kc.New(newQueueExecutor())
+	defer rt.Close()
+	b.ReportAllocs()
+	_ = rt.Run(context.Background(), func(j *kc.Job) error {
+		d, _ := kc.Async(j, func(*kc.Job) (int, error) { return 1, nil })
+		d.Await(j)
+		b.ResetTimer()
+		s := 0
+		for range b.N {
+			v, _ := d.Await(j)
+			s += v
+		}
+		b.StopTimer()
+		if s != b.N {
+			b.Fatal(s)
+		}
+		return nil
+	})
+}
+
+// BenchmarkCoreAwaitInline measures Async + Await when the await runs the
+// unstarted child inline.
+func BenchmarkCoreAwaitInline(b *testing.B) {
+	rt := kc.New(newQueueExecutor())
+	defer rt.Close()
+	b.ReportAllocs()
+	_ = rt.Run(context.Background(), func(j *kc.Job) error {
+		b.ResetTimer()
+		for range b.N {
+			d, _ := kc.Async(j, func(*kc.Job) (int, error) { return 1, nil })
+			d.Await(j)
+		}
+		b.StopTimer()
+		return nil
+	})
+}
