@@ -51,6 +51,7 @@ func (e *queueExecutor) Spawn(t *kc.Task) {
 	e.mu.Unlock()
 	e.cond.Signal()
 }
+
 // Park compensates a blocked worker with a second loop that lasts until the
 // queue is empty, so a body waiting for its children cannot starve them.
 func (e *queueExecutor) Park(p *kc.Parker) {
