@@ -161,11 +161,21 @@ func (j *Job) fail(err error) {
 	}
 }
 
-// addHookLocked links n into j's hooks, or reports false if j's cancel walk
-// has already run (the caller then fires n itself).
-func (j *Job) addHookLocked(n *cancelNode) bool {
-	if j.state.Load()&bitWalked != 0 {
-		return false
+// Results of addHookLocked.
+const (
+	hookLinked   = iota // on the list: the cancel walk will fire it
+	hookFireNow         // j's cancel walk already ran: the caller fires it
+	hookNever           // j ended without cancellation: it will never fire
+)
+
+// addHookLocked links n into j's hooks unless j's cancel walk already ran
+// or j is terminal.
+func (j *Job) addHookLocked(n *cancelNode) int {
+	switch s := j.state.Load(); {
+	case s&bitCancel != 0 && s&bitWalked != 0:
+		return hookFireNow
+	case State(s & stateMask).Terminal():
+		return hookNever
 	}
 	n.prev, n.next = nil, j.hooks
 	if j.hooks != nil {
@@ -173,7 +183,7 @@ func (j *Job) addHookLocked(n *cancelNode) bool {
 	}
 	j.hooks = n
 	n.linked = true
-	return true
+	return hookLinked
 }
 
 func (j *Job) removeHookLocked(n *cancelNode) {
@@ -264,20 +274,17 @@ func (j *Job) unshield() {
 // panic in f fails j with a *PanicError (when run at once, it propagates to
 // the caller instead).
 func (j *Job) OnCancel(f func()) (stop func() bool) {
+	if f == nil {
+		return func() bool { return false }
+	}
 	n := &cancelNode{fn: f}
 	j.mu.Lock()
-	s := j.state.Load()
-	switch {
-	case s&bitCancel != 0 && s&bitWalked != 0:
-		j.mu.Unlock()
+	how := j.addHookLocked(n)
+	j.mu.Unlock()
+	if how == hookFireNow {
 		n.state.Store(nodeFired)
 		f()
 		return func() bool { return false }
-	case State(s & stateMask).Terminal():
-		j.mu.Unlock()
-	default:
-		j.addHookLocked(n)
-		j.mu.Unlock()
 	}
 	return func() bool {
 		if !n.state.CompareAndSwap(nodeArmed, nodeStopped) {

@@ -8,8 +8,9 @@ import (
 // closedChan is what Done returns for a job whose cancel walk already ran.
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// Deadline returns the earliest deadline of j's WithTimeout scopes and the
-// Run context.
+// Deadline returns the earliest deadline of the WithTimeout scopes j is in
+// and of the Run context. A detached job is not cancelled with its parent,
+// so it does not inherit its parent's deadlines.
 func (j *Job) Deadline() (deadline time.Time, ok bool) {
 	for a := j; a != nil; a = a.parent {
 		var d time.Time
@@ -21,6 +22,9 @@ func (j *Job) Deadline() (deadline time.Time, ok bool) {
 		}
 		if !d.IsZero() && (!ok || d.Before(deadline)) {
 			deadline, ok = d, true
+		}
+		if a.flags&flagDetached != 0 {
+			break
 		}
 	}
 	return deadline, ok

@@ -326,6 +326,10 @@ func (j *Job) childDone(c *Job, st State) {
 	f := j.rt.faults
 	j.mu.Lock()
 	j.unlinkChildLocked(c)
+	if j.State().Terminal() { // only with faults.NoWaitChildren
+		j.releaseLocked()
+		return
+	}
 	if st == Failed && c.flags&flagScope == 0 &&
 		(j.flags&flagSupervisor == 0 || f&faults.SupervisorPropagates != 0) {
 		j.recordFailureLocked(c.err)

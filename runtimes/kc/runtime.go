@@ -68,8 +68,16 @@ func (rt *Runtime) Run(ctx context.Context, body Func) error {
 	rt.stats.add(r, cCreated)
 	rt.trace(Event{Kind: EvJobCreate, Job: r})
 	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { r.cancel(context.Cause(ctx), byCancel) })
-		defer stop()
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			defer close(fired)
+			r.cancel(context.Cause(ctx), byCancel)
+		})
+		defer func() {
+			if !stop() {
+				<-fired // the cancel walk runs on the AfterFunc goroutine: let it end
+			}
+		}()
 	}
 	rt.ex.Spawn((*Task)(r))
 	if !r.State().Terminal() {

@@ -99,9 +99,9 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 	if canceller != nil {
 		w.hook.w = w
 		canceller.mu.Lock()
-		linked := canceller.addHookLocked(&w.hook)
+		how := canceller.addHookLocked(&w.hook)
 		canceller.mu.Unlock()
-		if !linked {
+		if how == hookFireNow {
 			w.p.wake(rt.ex, wakeCancel)
 		}
 	}
@@ -246,9 +246,9 @@ func (j *Job) Sleep(d time.Duration) error {
 	w.p.init(true)
 	w.hook.w = w
 	j.mu.Lock()
-	linked := j.addHookLocked(&w.hook)
+	how := j.addHookLocked(&w.hook)
 	j.mu.Unlock()
-	if !linked {
+	if how != hookLinked {
 		return j.Check()
 	}
 	t := rt.afterFunc(d, func() { w.p.wake(rt.ex, wakeTimeout) })
