@@ -163,9 +163,9 @@ func (j *Job) fail(err error) {
 
 // Results of addHookLocked.
 const (
-	hookLinked   = iota // on the list: the cancel walk will fire it
-	hookFireNow         // j's cancel walk already ran: the caller fires it
-	hookNever           // j ended without cancellation: it will never fire
+	hookLinked  = iota // on the list: the cancel walk will fire it
+	hookFireNow        // j's cancel walk already ran: the caller fires it
+	hookNever          // j ended without cancellation: it will never fire
 )
 
 // addHookLocked links n into j's hooks unless j's cancel walk already ran
