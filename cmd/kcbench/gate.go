@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"golang.org/x/perf/benchproc"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
+)
+
+func init() {
+	register(&command{
+		name:     "gate",
+		synopsis: "-baseline file [flags] file",
+		summary:  "fail on significant regressions or missed spec targets",
+		doc: `Gate compares every benchmark of file with the same benchmark (same full
+name, same unit) in the baseline and prints one row per benchmark with
+its verdict: ok, improved, regressed, too-few-samples or target-missed.
+
+A benchmark regresses when its median got worse by more than
+-max-regress AND the change is significant: Mann-Whitney U test p-values,
+Holm-Bonferroni corrected across all comparisons, at most -alpha. "Worse"
+is higher for sec/op, B/op, allocs/op and latencies, lower for rates
+(units per second, or better=higher unit metadata). Independently, the
+median JobCreate sec/op must be <= 450ns and AwaitCached sec/op <= 150ns
+on every backend that is not a peer (peer-*).
+
+Exit status: 0 when every row passes; 1 on a regression or a missed
+target; 2 on bad input: unreadable or empty files, a malformed flag, no
+benchmark in common, or fewer than 6 samples on a side of a judged row.`,
+		run: runGate,
+	})
+}
+
+// percentFlag is a flag.Value holding a percentage as a fraction.
+type percentFlag struct{ v float64 }
+
+// String returns the percentage.
+func (p *percentFlag) String() string { return fmt.Sprintf("%g%%", 100*p.v) }
+
+// Set parses a percentage such as "5%".
+func (p *percentFlag) Set(s string) error {
+	v, err := gate.ParsePercent(s)
+	if err != nil {
+		return err
+	}
+	p.v = v
+	return nil
+}
+
+// runGate implements "kcbench gate".
+func runGate(stdout, stderr io.Writer, args []string) error {
+	c, _ := lookup("gate")
+	fs := c.flagSet(stderr)
+	opts := gate.DefaultOptions
+	baseline := fs.String("baseline", "", "baseline results `file` (required)")
+	maxRegress := percentFlag{opts.MaxRegress}
+	fs.Var(&maxRegress, "max-regress", "largest tolerated worsening of a median, as a `percentage`")
+	fs.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "family-wise significance `level` (Holm-Bonferroni)")
+	filterFlag := fs.String("filter", "*", "judge only benchmarks matching benchfilter `query` (e.g. .unit:sec/op)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	opts.MaxRegress = maxRegress.v
+	switch {
+	case *baseline == "":
+		fs.Usage()
+		return usageError("gate needs -baseline")
+	case fs.NArg() != 1:
+		fs.Usage()
+		return usageError("gate needs exactly one results file, got %d", fs.NArg())
+	case !(opts.Alpha > 0 && opts.Alpha <= 1):
+		return usageError("-alpha must be in (0, 1], not %v", opts.Alpha)
+	}
+	filter, err := benchproc.NewFilter(*filterFlag)
+	if err != nil {
+		return usageError("parsing -filter: %w", err)
+	}
+	base, err := loadFiltered(stderr, *baseline, filter)
+	if err != nil {
+		return err
+	}
+	cur, err := loadFiltered(stderr, fs.Arg(0), filter)
+	if err != nil {
+		return err
+	}
+	rep, err := gate.Judge(base, cur, opts)
+	if err != nil {
+		return badInput(fmt.Errorf("%s vs %s: %w", fs.Arg(0), *baseline, err))
+	}
+	if err := rep.WriteText(stdout); err != nil {
+		return err
+	}
+	switch err := rep.Err(); {
+	case errors.Is(err, gate.ErrTooFewSamples):
+		return badInput(err)
+	case err != nil:
+		return failure(err)
+	}
+	return nil
+}
+
+// loadFiltered loads one results file and keeps the values matching
+// filter. A file left without results is bad input.
+func loadFiltered(stderr io.Writer, path string, filter *benchproc.Filter) (*results.Set, error) {
+	set, err := loadResults(stderr, path)
+	if err != nil {
+		return nil, err
+	}
+	kept := set.Results[:0]
+	for _, r := range set.Results {
+		if ok, _ := filter.Apply(r); ok {
+			kept = append(kept, r)
+		}
+	}
+	set.Results = kept
+	if len(kept) == 0 {
+		return nil, badInput(fmt.Errorf("%s: %w after -filter", path, results.ErrNoResults))
+	}
+	return set, nil
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// benchFile writes a results file in dir with count samples of each
+// benchmark (name -> median in ns/op) and returns its path. extra is
+// appended verbatim.
+func benchFile(t *testing.T, dir, name string, seed uint64, count int, benches map[string]float64, extra string) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 99))
+	var b strings.Builder
+	b.WriteString("goos: linux\ngoarch: amd64\n")
+	for _, bench := range slices.Sorted(maps.Keys(benches)) {
+		for range count {
+			fmt.Fprintf(&b, "Benchmark%s-2 1000000 %.2f ns/op 16 B/op 1 allocs/op\n",
+				bench, benches[bench]*(1+0.01*rng.NormFloat64()))
+		}
+	}
+	b.WriteString(extra)
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// good are medians that meet every spec target.
+var good = map[string]float64{
+	"JobCreate/backend=stealing":   300,
+	"JobCreate/backend=peer-go":    480, // peers are exempt
+	"AwaitCached/backend=stealing": 90,
+	"FanOut/backend=stealing/n=10": 5000,
+}
+
+// with returns a copy of m with key set to v.
+func with(m map[string]float64, key string, v float64) map[string]float64 {
+	c := maps.Clone(m)
+	c[key] = v
+	return c
+}
+
+func TestGateExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	base := benchFile(t, dir, "base.txt", 1, 10, good, "")
+	rates := "Unit ops/s better=higher\n" + strings.Repeat("BenchmarkThroughput-2 1 1000 ops/s\n", 10)
+	baseRates := benchFile(t, dir, "base-rates.txt", 1, 10, good, rates)
+	empty := filepath.Join(dir, "empty.txt")
+	if err := os.WriteFile(empty, []byte("goos: linux\nPASS\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{"clean", []string{"-baseline", base, benchFile(t, dir, "clean.txt", 2, 10, good, "")}, 0,
+			[]string{"PASS", "JobCreate/backend=stealing-2"}},
+		{"regression", []string{"-baseline", base, benchFile(t, dir, "slow.txt", 3, 10, with(good, "FanOut/backend=stealing/n=10", 6000), "")}, 1,
+			[]string{"FAIL FanOut/backend=stealing/n=10-2 sec/op: regressed"}},
+		{"regression under threshold", []string{"-baseline", base, "-max-regress", "25%", benchFile(t, dir, "slow2.txt", 3, 10, with(good, "FanOut/backend=stealing/n=10", 6000), "")}, 0,
+			[]string{"PASS"}},
+		{"improvement", []string{"-baseline", base, benchFile(t, dir, "fast.txt", 4, 10, with(good, "FanOut/backend=stealing/n=10", 4000), "")}, 0,
+			[]string{"improved"}},
+		{"target missed", []string{"-baseline", base, benchFile(t, dir, "miss.txt", 5, 10, with(good, "AwaitCached/backend=vcore", 160), "")}, 1,
+			[]string{"FAIL AwaitCached/backend=vcore-2 sec/op: target-missed"}},
+		{"higher is better", []string{"-baseline", baseRates, benchFile(t, dir, "rates.txt", 1, 10, good,
+			"Unit ops/s better=higher\n"+strings.Repeat("BenchmarkThroughput-2 1 800 ops/s\n", 10))}, 1,
+			[]string{"FAIL Throughput-2 ops/s: regressed"}},
+		{"too few samples", []string{"-baseline", base, benchFile(t, dir, "few.txt", 6, 5, good, "")}, 2,
+			[]string{"too-few-samples", "JobCreate/backend=stealing-2"}},
+		{"empty file", []string{"-baseline", base, empty}, 2, nil},
+		{"unreadable", []string{"-baseline", filepath.Join(dir, "missing.txt"), base}, 2, nil},
+		{"no common", []string{"-baseline", base, benchFile(t, dir, "other.txt", 7, 10, map[string]float64{"Other": 1}, "")}, 2, nil},
+		{"bad max-regress", []string{"-baseline", base, "-max-regress", "five", base}, 2, nil},
+		{"bad alpha", []string{"-baseline", base, "-alpha", "0", base}, 2, nil},
+		{"no baseline", []string{base}, 2, nil},
+		{"two files", []string{"-baseline", base, base, base}, 2, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, append([]string{"gate"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errOut)
+			}
+			for _, s := range tc.contains {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+		})
+	}
+}
+
+func TestGateTooFewNamesRow(t *testing.T) {
+	dir := t.TempDir()
+	few := benchFile(t, dir, "few.txt", 2, 10, good, strings.Repeat("BenchmarkFanOut/backend=vcore/n=10-2 1 5000 ns/op\n", 3))
+	baseFew := benchFile(t, dir, "basefew.txt", 1, 10, good, strings.Repeat("BenchmarkFanOut/backend=vcore/n=10-2 1 5000 ns/op\n", 10))
+	var out, errOut strings.Builder
+	err := run(&out, &errOut, []string{"gate", "-baseline", baseFew, few})
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "FanOut/backend=vcore/n=10-2 sec/op") {
+		t.Fatalf("err = %v (exit %d), want exit 2 naming the row", err, exitCode(err))
+	}
+}

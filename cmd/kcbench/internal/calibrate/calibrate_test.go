@@ -1,0 +1,200 @@
+package calibrate
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// logNormal returns a deterministic sampler of log-normal values around
+// median with the given log-scale standard deviation.
+func logNormal(seed uint64, median, sigma float64) Sampler {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	return func(n int) ([]float64, error) {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = median * math.Exp(sigma*rng.NormFloat64())
+		}
+		return xs, nil
+	}
+}
+
+// bimodal returns a sampler that is mostly around median but lands on
+// a slow mode (2x) with probability p, like a benchmark disturbed by GC
+// or a noisy neighbour.
+func bimodal(seed uint64, median, p float64) Sampler {
+	rng := rand.New(rand.NewPCG(seed, 0xb1))
+	return func(n int) ([]float64, error) {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = median * math.Exp(0.01*rng.NormFloat64())
+			if rng.Float64() < p {
+				xs[i] *= 2
+			}
+		}
+		return xs, nil
+	}
+}
+
+func TestQuietSource(t *testing.T) {
+	res, err := Run(logNormal(1, 300e-9, 0.01), logNormal(2, 300e-9, 0.01), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FalseAlarmRate > 0.01 {
+		t.Errorf("false alarms %.3f on a 1%%-noise A/A comparison, want ~0", res.FalseAlarmRate)
+	}
+	for _, s := range []float64{0.10, 0.25} {
+		d, ok := res.Detection(s)
+		if !ok || d.Rate < 0.99 {
+			t.Errorf("slowdown %v detected at %v, want ~1", s, d.Rate)
+		}
+	}
+	// 5% equals the threshold: caught about half the time at most.
+	if d, _ := res.Detection(0.05); d.Rate > 0.8 {
+		t.Errorf("5%% slowdown detected at %v; it equals the 5%% threshold", d.Rate)
+	}
+	if !res.Acceptable || res.Smallest != 0.10 {
+		t.Errorf("smallest = %v acceptable = %v, want 0.10 true (%s)", res.Smallest, res.Acceptable, res.Summary())
+	}
+}
+
+func TestNoisySource(t *testing.T) {
+	// 15% noise hides a 10% slowdown in 10 samples but not a 50% one.
+	res, err := Run(logNormal(3, 1e-6, 0.15), logNormal(4, 1e-6, 0.15), Config{Trials: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := res.Detection(0.10); d.Rate >= 0.9 {
+		t.Errorf("10%% under 15%% noise detected at %v, want < 0.9", d.Rate)
+	}
+	if d, _ := res.Detection(0.50); d.Rate < 0.9 {
+		t.Errorf("50%% under 15%% noise detected at %v, want >= 0.9", d.Rate)
+	}
+	if res.FalseAlarmRate > 0.05 {
+		t.Errorf("false alarms %v > 5%% with an unbiased A/A source", res.FalseAlarmRate)
+	}
+	if !res.Detectable || res.Smallest <= 0.10 {
+		t.Errorf("smallest = %v, want above 0.10 (%s)", res.Smallest, res.Summary())
+	}
+}
+
+func TestBiasedSideIsTooNoisy(t *testing.T) {
+	// B is systematically 8% slower: the "A/A" comparison is not one,
+	// and the gate rightly calls it a regression almost every time.
+	res, err := Run(logNormal(5, 1e-6, 0.01), logNormal(6, 1.08e-6, 0.01), Config{Trials: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FalseAlarmRate < 0.9 || res.Acceptable {
+		t.Errorf("false alarms %v acceptable %v, want ~1 and false", res.FalseAlarmRate, res.Acceptable)
+	}
+	if !strings.HasPrefix(res.Summary(), "too noisy") {
+		t.Errorf("summary %q", res.Summary())
+	}
+}
+
+func TestHeavyTailAndFamily(t *testing.T) {
+	a, b := bimodal(7, 1e-6, 0.2), bimodal(8, 1e-6, 0.2)
+	single, err := Run(a, b, Config{Trials: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	family, err := Run(bimodal(7, 1e-6, 0.2), bimodal(8, 1e-6, 0.2), Config{Trials: 200, Family: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same draws judged as one of 100 comparisons can only lose
+	// detections.
+	for i := range single.Detections {
+		if family.Detections[i].Detected > single.Detections[i].Detected {
+			t.Errorf("slowdown %v: family %d > single %d", single.Detections[i].Slowdown,
+				family.Detections[i].Detected, single.Detections[i].Detected)
+		}
+	}
+	if d, _ := family.Detection(0.10); d.Rate > 0.5 {
+		t.Errorf("10%% among 100 comparisons detected at %v, want a clear loss of power", d.Rate)
+	}
+}
+
+func TestHigherIsBetter(t *testing.T) {
+	res, err := Run(logNormal(9, 1e6, 0.01), logNormal(10, 1e6, 0.01), Config{Better: +1, Trials: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := res.Detection(0.25); d.Rate < 0.99 {
+		t.Errorf("25%% throughput loss detected at %v", d.Rate)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ok := logNormal(11, 1, 0.01)
+	boom := errors.New("boom")
+	failing := func(int) ([]float64, error) { return nil, boom }
+	short := func(n int) ([]float64, error) { return make([]float64, n-1), nil }
+	for _, tc := range []struct {
+		name string
+		a, b Sampler
+		cfg  Config
+		want error
+	}{
+		{"few samples", ok, ok, Config{Samples: 5}, ErrConfig},
+		{"negative trials", ok, ok, Config{Trials: -1}, ErrConfig},
+		{"bad alpha", ok, ok, Config{Alpha: 2}, ErrConfig},
+		{"bad slowdown", ok, ok, Config{Slowdowns: []float64{-0.1, 0.1}}, ErrConfig},
+		{"sampler error", ok, failing, Config{Trials: 1}, boom},
+		{"sampler error sentinel", failing, ok, Config{Trials: 1}, ErrSampler},
+		{"short sample", ok, short, Config{Trials: 1}, ErrShortSample},
+	} {
+		if _, err := Run(tc.a, tc.b, tc.cfg); !errors.Is(err, tc.want) {
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestWriteText(t *testing.T) {
+	res, err := Run(logNormal(12, 1, 0.01), logNormal(13, 1, 0.01), Config{Trials: 20, Slowdowns: []float64{0.25, 0.1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := res.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, s := range []string{"20 trials", "slowdown +10%", "slowdown +25%", "detects slowdowns of 10% or more"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	if strings.Index(out, "+10%") > strings.Index(out, "+25%") {
+		t.Errorf("slowdowns not sorted:\n%s", out)
+	}
+}
+
+func TestBootstrap(t *testing.T) {
+	recorded, _ := logNormal(14, 300e-9, 0.02)(10)
+	rng := rand.New(rand.NewPCG(15, 16))
+	res, err := Run(Bootstrap(recorded, rng), Bootstrap(recorded, rng), Config{Trials: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := res.Detection(0.25); d.Rate < 0.9 || res.FalseAlarmRate > 0.05 {
+		t.Errorf("bootstrap of 2%% noise: 25%% detected at %v, %v false alarms", d.Rate, res.FalseAlarmRate)
+	}
+	xs, err := Bootstrap(recorded, rng)(50)
+	if err != nil || len(xs) != 50 {
+		t.Fatalf("Bootstrap(50) = %d values, %v", len(xs), err)
+	}
+	for _, x := range xs {
+		if !slices.Contains(recorded, x) {
+			t.Fatalf("Bootstrap drew %v, not a recorded value", x)
+		}
+	}
+	if _, err := Run(Bootstrap(nil, rng), Bootstrap(recorded, rng), Config{Trials: 1}); !errors.Is(err, ErrConfig) {
+		t.Errorf("Bootstrap(nil): err = %v, want ErrConfig", err)
+	}
+}

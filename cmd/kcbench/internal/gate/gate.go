@@ -1,0 +1,208 @@
+// Package gate is the regression gate of "kcbench gate": it compares
+// every benchmark of a results file with the same benchmark (same full
+// name, same unit) in a baseline file and checks the spec targets.
+//
+// A row regresses when its change is both statistically significant and
+// larger than a threshold. Significance is the two-sided Mann-Whitney U
+// test of benchmath (the test benchstat uses), with the p-values
+// Holm-Bonferroni corrected over every comparison the gate makes, so
+// that the chance of at least one false alarm in a run stays at alpha
+// however many benchmarks there are. The size of a change is measured on
+// the medians, in the unit's "worse" direction: up for sec/op, B/op,
+// allocs/op and latency percentiles, down for rates (units per second)
+// or units whose metadata says better=higher.
+//
+// Independently, every targeted series (JobCreate and AwaitCached sec/op
+// on a backend that is not a peer; see results.Targets) must have a
+// median at or under its target in the current file.
+//
+// Rows with fewer than MinSamples values on a side they need cannot be
+// judged and are reported as too-few-samples; the caller treats that as
+// bad input.
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
+)
+
+// Errors reported by Judge and Report.Err.
+var (
+	// ErrNoCommon reports that the files share no benchmark.
+	ErrNoCommon = errors.New("no benchmarks in common with the baseline")
+	// ErrTooFewSamples reports rows that cannot be judged.
+	ErrTooFewSamples = errors.New("too few samples")
+	// ErrFailed reports a regression or a missed spec target.
+	ErrFailed = errors.New("gate failed")
+)
+
+// MinSamples is the fewest values a side may have: with 6 against 6 the
+// smallest possible two-sided U-test p-value is 0.0022.
+const MinSamples = 6
+
+// Options configures Judge.
+type Options struct {
+	// MaxRegress is the largest tolerated worsening of a median, as a
+	// fraction (0.05 for 5%).
+	MaxRegress float64
+	// Alpha is the family-wise significance level.
+	Alpha float64
+	// MinSamples is the fewest values per side (default MinSamples).
+	MinSamples int
+}
+
+// DefaultOptions are the gate's defaults: 5%, alpha 0.05, 6 samples.
+var DefaultOptions = Options{MaxRegress: 0.05, Alpha: 0.05, MinSamples: MinSamples}
+
+// A Row is one judged benchmark and unit.
+type Row struct {
+	// Name is the full benchmark name; Unit its tidied unit.
+	Name, Unit string
+	// Compared says whether the row is in the baseline too; only then
+	// are Comparison, PAdj and the change verdicts meaningful.
+	Compared   bool
+	Comparison Comparison
+	// PAdj is the Holm-adjusted p-value.
+	PAdj float64
+	// Target is the spec target checked on the row, if HasTarget.
+	Target    results.Target
+	HasTarget bool
+	// BaseN is the size of the baseline sample (0 when not compared).
+	BaseN int
+	// CurN and CurCenter describe the current sample (also for rows
+	// that are not compared).
+	CurN      int
+	CurCenter float64
+	// Verdicts are the row's verdicts, at least one, ordered.
+	Verdicts []Verdict
+}
+
+// Failing reports whether any verdict of r fails the gate.
+func (r *Row) Failing() bool {
+	for _, v := range r.Verdicts {
+		if v.Failing() {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether r carries verdict v.
+func (r *Row) has(v Verdict) bool { return slices.Contains(r.Verdicts, v) }
+
+// A Report is the outcome of Judge.
+type Report struct {
+	Options Options
+	// Rows are the judged rows, in the current file's order.
+	Rows []*Row
+	// Comparisons is the size of the Holm-Bonferroni family.
+	Comparisons int
+	// OnlyBaseline and OnlyCurrent name the rows ("name unit") found
+	// in one file only and not judged.
+	OnlyBaseline, OnlyCurrent []string
+}
+
+// Err summarizes the report: nil when every row passes, an error
+// wrapping ErrTooFewSamples naming the rows that could not be judged,
+// else an error wrapping ErrFailed naming the failing rows.
+func (rep *Report) Err() error {
+	var few, failing []string
+	for _, r := range rep.Rows {
+		switch {
+		case r.has(TooFewSamples):
+			few = append(few, r.Name+" "+r.Unit)
+		case r.Failing():
+			failing = append(failing, r.Name+" "+r.Unit)
+		}
+	}
+	if len(few) > 0 {
+		return fmt.Errorf("%w (need >= %d per side): %s", ErrTooFewSamples, rep.Options.MinSamples, strings.Join(few, ", "))
+	}
+	if len(failing) > 0 {
+		return fmt.Errorf("%w: %d row(s): %s", ErrFailed, len(failing), strings.Join(failing, ", "))
+	}
+	return nil
+}
+
+// Judge compares cur against base. It fails with ErrNoCommon when the
+// two share no benchmark; every other finding is in the Report.
+func Judge(base, cur *results.Set, opts Options) (*Report, error) {
+	if opts.MinSamples <= 0 {
+		opts.MinSamples = MinSamples
+	}
+	rep := &Report{Options: opts}
+	baseSeries := make(map[string]*results.Series)
+	for _, s := range base.Series() {
+		baseSeries[s.Name+" "+s.Unit] = s
+	}
+	seen := make(map[string]bool)
+	var compared []*Row
+	for _, s := range cur.Series() {
+		key := s.Name + " " + s.Unit
+		seen[key] = true
+		b := baseSeries[key]
+		row := &Row{Name: s.Name, Unit: s.Unit, CurN: len(s.Values), Compared: b != nil}
+		if b != nil {
+			row.BaseN = len(b.Values)
+		}
+		row.Target, row.HasTarget = results.TargetFor(s)
+		if !row.Compared && !row.HasTarget {
+			rep.OnlyCurrent = append(rep.OnlyCurrent, key)
+			continue
+		}
+		row.CurCenter = cur.Summary(s, 0.95).Center
+		rep.Rows = append(rep.Rows, row)
+		if len(s.Values) < opts.MinSamples || (b != nil && len(b.Values) < opts.MinSamples) {
+			row.Verdicts = []Verdict{TooFewSamples}
+			continue
+		}
+		if b != nil {
+			row.Comparison = Compare(b.Values, s.Values, cur.Better(s.Unit))
+			row.CurCenter = row.Comparison.CurCenter
+			compared = append(compared, row)
+		}
+	}
+	for _, s := range base.Series() {
+		if key := s.Name + " " + s.Unit; !seen[key] {
+			rep.OnlyBaseline = append(rep.OnlyBaseline, key)
+		}
+	}
+	if len(rep.OnlyBaseline) == len(baseSeries) {
+		return nil, ErrNoCommon
+	}
+	judge(rep, compared)
+	return rep, nil
+}
+
+// judge applies the Holm correction over the compared rows and sets
+// every row's verdicts.
+func judge(rep *Report, compared []*Row) {
+	ps := make([]float64, len(compared))
+	for i, r := range compared {
+		ps[i] = r.Comparison.P
+	}
+	rep.Comparisons = len(compared)
+	for i, p := range Holm(ps) {
+		r := compared[i]
+		r.PAdj = p
+		r.Verdicts = []Verdict{Decide(r.Comparison, p, rep.Options.Alpha, rep.Options.MaxRegress)}
+	}
+	for _, r := range rep.Rows {
+		if r.has(TooFewSamples) {
+			continue
+		}
+		if r.HasTarget && !r.Target.Met(r.CurCenter) {
+			if slices.Equal(r.Verdicts, []Verdict{OK}) {
+				r.Verdicts = nil // a missed target is not "ok"
+			}
+			r.Verdicts = append(r.Verdicts, TargetMissed)
+		}
+		if len(r.Verdicts) == 0 {
+			r.Verdicts = []Verdict{OK} // target met, not in the baseline
+		}
+	}
+}

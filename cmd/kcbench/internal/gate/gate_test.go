@@ -1,0 +1,189 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
+)
+
+func TestParsePercent(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"5%", 0.05, true}, {"2.5%", 0.025, true}, {" 0% ", 0, true}, {"150%", 1.5, true},
+		{"5", 0, false}, {"", 0, false}, {"%", 0, false}, {"-1%", 0, false},
+		{"abc%", 0, false}, {"NaN%", 0, false}, {"Inf%", 0, false},
+	} {
+		got, err := ParsePercent(tc.in)
+		if tc.ok != (err == nil) || (tc.ok && math.Abs(got-tc.want) > 1e-12) {
+			t.Errorf("ParsePercent(%q) = %v, %v; want %v, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+		if err != nil && !errors.Is(err, ErrBadPercent) {
+			t.Errorf("ParsePercent(%q) error %v does not wrap ErrBadPercent", tc.in, err)
+		}
+	}
+}
+
+func TestHolm(t *testing.T) {
+	// Sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1=0.04 -> max 0.06.
+	got := Holm([]float64{0.01, 0.04, 0.03, 0.005})
+	want := []float64{0.03, 0.06, 0.06, 0.02}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("Holm = %v, want %v", got, want)
+		}
+	}
+	if got := Holm([]float64{0.9, 0.8}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("Holm caps at 1: got %v", got)
+	}
+	if got := Holm(nil); len(got) != 0 {
+		t.Errorf("Holm(nil) = %v", got)
+	}
+}
+
+// spread returns n values around center with 1% noise.
+func spread(rng *rand.Rand, center float64, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = center * (1 + 0.01*rng.NormFloat64())
+	}
+	return v
+}
+
+func TestCompareAndDecide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := spread(rng, 100, 10)
+	slower := spread(rng, 120, 10)
+
+	lower := Compare(base, slower, -1)
+	if lower.Worse < 0.15 || lower.P > 0.001 {
+		t.Fatalf("lower-is-better +20%%: %+v", lower)
+	}
+	if v := Decide(lower, lower.P, 0.05, 0.05); v != Regressed {
+		t.Errorf("+20%% sec/op: %v, want regressed", v)
+	}
+	if v := Decide(lower, lower.P, 0.05, 0.25); v != OK {
+		t.Errorf("+20%% under a 25%% threshold: %v, want ok", v)
+	}
+	if v := Decide(lower, 0.2, 0.05, 0.05); v != OK {
+		t.Errorf("+20%% not significant: %v, want ok", v)
+	}
+	higher := Compare(base, slower, +1)
+	if v := Decide(higher, higher.P, 0.05, 0.05); v != Improved {
+		t.Errorf("+20%% ops/s: %v, want improved", v)
+	}
+	zero := Compare([]float64{0, 0, 0, 0, 0, 0}, []float64{1, 1, 1, 1, 1, 1}, -1)
+	if !math.IsInf(zero.Change, 1) || Decide(zero, zero.P, 0.05, 0.05) != Regressed {
+		t.Errorf("0 -> 1 allocs/op: %+v", zero)
+	}
+}
+
+// writeSet writes lines to a temporary results file and loads it.
+func writeSet(t *testing.T, lines string) *results.Set {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "r.txt")
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := results.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// lines returns n benchmark lines for name at about ns ns/op.
+func lines(rng *rand.Rand, name string, ns float64, n int) string {
+	var b strings.Builder
+	for _, v := range spread(rng, ns, n) {
+		fmt.Fprintf(&b, "Benchmark%s 1000 %.2f ns/op\n", name, v)
+	}
+	return b.String()
+}
+
+func TestJudge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	base := writeSet(t, lines(rng, "JobCreate/backend=stealing-2", 300, 10)+
+		lines(rng, "AwaitCached/backend=stealing-2", 90, 10)+
+		lines(rng, "Gone/backend=stealing-2", 90, 10))
+	cur := writeSet(t, lines(rng, "JobCreate/backend=stealing-2", 360, 10)+
+		lines(rng, "AwaitCached/backend=stealing-2", 91, 10)+
+		lines(rng, "AwaitCached/backend=vcore-2", 170, 10)+
+		lines(rng, "AwaitCached/backend=peer-go-2", 170, 10))
+	rep, err := Judge(base, cur, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rep.Rows {
+		got[r.Name] = fmt.Sprint(r.Verdicts)
+	}
+	want := map[string]string{
+		"JobCreate/backend=stealing-2":   "[regressed]",
+		"AwaitCached/backend=stealing-2": "[ok]",
+		"AwaitCached/backend=vcore-2":    "[target-missed]",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+	if rep.Comparisons != 2 {
+		t.Errorf("Comparisons = %d, want 2", rep.Comparisons)
+	}
+	if fmt.Sprint(rep.OnlyBaseline) != "[Gone/backend=stealing-2 sec/op]" ||
+		fmt.Sprint(rep.OnlyCurrent) != "[AwaitCached/backend=peer-go-2 sec/op]" {
+		t.Errorf("only baseline %v, only current %v", rep.OnlyBaseline, rep.OnlyCurrent)
+	}
+	if err := rep.Err(); !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "AwaitCached/backend=vcore-2") {
+		t.Errorf("Err() = %v", err)
+	}
+	var out strings.Builder
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"FAIL JobCreate/backend=stealing-2 sec/op: regressed", "FAIL AwaitCached/backend=vcore-2 sec/op: target-missed", "FAIL: 2 of 3 rows"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q:\n%s", s, out.String())
+		}
+	}
+
+	if _, err := Judge(base, writeSet(t, lines(rng, "Other-2", 1, 10)), DefaultOptions); !errors.Is(err, ErrNoCommon) {
+		t.Errorf("no common benchmarks: err = %v", err)
+	}
+}
+
+// TestJudgeHolm checks that the correction covers every comparison:
+// 6 against 6 fully separated values give p = 0.0022, significant on
+// its own but not among 30 comparisons (0.0022*30 > 0.05).
+func TestJudgeHolm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var base, cur strings.Builder
+	for i := range 30 {
+		name := fmt.Sprintf("W%d/backend=stealing-2", i)
+		base.WriteString(lines(rng, name, 1000, 6))
+		f := 1.0
+		if i == 0 {
+			f = 1.5
+		}
+		cur.WriteString(lines(rng, name, 1000*f, 6))
+	}
+	rep, err := Judge(writeSet(t, base.String()), writeSet(t, cur.String()), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Rows[0]
+	if r.Comparison.P > 0.05 || r.PAdj <= 0.05 || r.Verdicts[0] != OK {
+		t.Errorf("row 0: p=%v padj=%v verdicts=%v; want raw p <= 0.05, adjusted > 0.05, ok", r.Comparison.P, r.PAdj, r.Verdicts)
+	}
+	if err := rep.Err(); err != nil {
+		t.Errorf("Err() = %v", err)
+	}
+}

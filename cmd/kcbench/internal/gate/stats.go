@@ -1,0 +1,148 @@
+package gate
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// ErrBadPercent reports a threshold that is not a percentage like "5%".
+var ErrBadPercent = errors.New("want a non-negative percentage such as 5% or 2.5%")
+
+// ParsePercent parses a threshold written as a percentage ("5%",
+// "2.5%") and returns it as a fraction (0.05, 0.025). The % sign is
+// required, so that "5" (5%? 500%?) is rejected rather than guessed.
+func ParsePercent(s string) (float64, error) {
+	num, ok := strings.CutSuffix(strings.TrimSpace(s), "%")
+	if !ok {
+		return 0, fmt.Errorf("%q: %w", s, ErrBadPercent)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("%q: %w", s, ErrBadPercent)
+	}
+	return v / 100, nil
+}
+
+// A Comparison is the statistics of one benchmark in the baseline and in
+// the current results.
+type Comparison struct {
+	// BaseCenter and CurCenter are the medians.
+	BaseCenter, CurCenter float64
+	// BaseN and CurN are the sample sizes.
+	BaseN, CurN int
+	// P is the raw two-sided Mann-Whitney U test p-value (benchmath's
+	// AssumeNothing.Compare); 1 when the test cannot be done (e.g. all
+	// values equal).
+	P float64
+	// Change is CurCenter/BaseCenter - 1 (+Inf from a zero baseline).
+	Change float64
+	// Worse is Change signed so that positive means worse: Change for
+	// lower-is-better units, -Change for higher-is-better units.
+	Worse float64
+}
+
+// Compare computes the gate statistics of one benchmark: medians and the
+// Mann-Whitney U test of base against cur, with better telling whether
+// higher (+1) or lower (-1) values are better.
+func Compare(base, cur []float64, better int) Comparison {
+	th := benchmath.DefaultThresholds
+	sb := benchmath.NewSample(slices.Clone(base), &th)
+	sc := benchmath.NewSample(slices.Clone(cur), &th)
+	c := Comparison{
+		BaseCenter: benchmath.AssumeNothing.Summary(sb, 0.95).Center,
+		CurCenter:  benchmath.AssumeNothing.Summary(sc, 0.95).Center,
+		BaseN:      len(base),
+		CurN:       len(cur),
+		P:          benchmath.AssumeNothing.Compare(sb, sc).P,
+	}
+	switch {
+	case c.BaseCenter == c.CurCenter:
+		c.Change = 0
+	case c.BaseCenter == 0:
+		c.Change = math.Inf(int(math.Copysign(1, c.CurCenter)))
+	default:
+		c.Change = c.CurCenter/c.BaseCenter - 1
+	}
+	c.Worse = c.Change
+	if better > 0 {
+		c.Worse = -c.Change
+	}
+	return c
+}
+
+// Holm returns the Holm-Bonferroni adjusted p-values of ps, in the
+// order of ps: sorting ascending, the i-th smallest (from 0) becomes
+// the running maximum of (m-i)*p, capped at 1. A hypothesis is rejected
+// at family-wise error rate alpha exactly when its adjusted p-value is
+// <= alpha, which is Holm's step-down procedure.
+func Holm(ps []float64) []float64 {
+	m := len(ps)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ps[a], ps[b]) })
+	adj := make([]float64, m)
+	running := 0.0
+	for rank, i := range order {
+		running = math.Max(running, math.Min(1, float64(m-rank)*ps[i]))
+		adj[i] = running
+	}
+	return adj
+}
+
+// Decide returns the verdict on a comparison whose adjusted p-value is
+// pAdj: Regressed when the change is significant (pAdj <= alpha) and
+// worse than maxRegress, Improved when it is significant and better by
+// more than maxRegress, OK otherwise.
+func Decide(c Comparison, pAdj, alpha, maxRegress float64) Verdict {
+	if pAdj > alpha {
+		return OK
+	}
+	switch {
+	case c.Worse > maxRegress:
+		return Regressed
+	case -c.Worse > maxRegress:
+		return Improved
+	}
+	return OK
+}
+
+// A Verdict is the gate's judgement on one row.
+type Verdict int
+
+// Verdicts, from best to worst.
+const (
+	OK Verdict = iota
+	Improved
+	Regressed
+	TargetMissed
+	TooFewSamples
+)
+
+// String returns the verdict as printed in the gate's table.
+func (v Verdict) String() string {
+	switch v {
+	case OK:
+		return "ok"
+	case Improved:
+		return "improved"
+	case Regressed:
+		return "regressed"
+	case TargetMissed:
+		return "target-missed"
+	case TooFewSamples:
+		return "too-few-samples"
+	}
+	return "Verdict(" + strconv.Itoa(int(v)) + ")"
+}
+
+// Failing reports whether the verdict fails the gate.
+func (v Verdict) Failing() bool { return v >= Regressed }

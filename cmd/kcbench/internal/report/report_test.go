@@ -1,0 +1,113 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// testdata is cmd/kcbench/testdata, shared with the command's tests.
+var testdata = filepath.Join("..", "..", "testdata")
+
+// load reads a file of testdata.
+func load(t *testing.T, name string) *results.Set {
+	t.Helper()
+	set, err := results.Load(filepath.Join(testdata, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(testdata, name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		opts   Options
+	}{
+		{"report.md.golden", Options{Plots: true}},
+		{"report-baseline.md.golden", Options{
+			Baseline: load(t, "baseline.txt"), BaselineName: "baseline.txt",
+			Plots: true, PlotDir: "plots", PlotExt: ".png",
+		}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Render(&b, load(t, "results.txt"), tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.golden, b.String())
+		})
+	}
+}
+
+// TestTargets checks the pass/fail marks against the medians of
+// results.txt: vcore misses AwaitCached (163ns > 150ns), goroutine
+// misses JobCreate (520ns > 450ns), stealing meets JobCreate but not its
+// stretch goal (312ns > 300ns), vcore meets both (284ns).
+func TestTargets(t *testing.T) {
+	var b bytes.Buffer
+	if err := Render(&b, load(t, "results.txt"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| AwaitCached | vcore | 163.4ns | ≤ 150.0ns | ❌ FAIL | ≤ 100.0ns | ❌ not met |",
+		"| JobCreate | goroutine | 519.8ns | ≤ 450.0ns | ❌ FAIL |",
+		"| JobCreate | stealing | 312.5ns | ≤ 450.0ns | ✅ pass | ≤ 300.0ns | ❌ not met |",
+		"| JobCreate | vcore | 284.1ns | ≤ 450.0ns | ✅ pass | ≤ 300.0ns | ✅ met |",
+		"| gomaxprocs | 2 |",
+		"| commit | 0123456789abcdef0123456789abcdef01234567 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "| JobCreate | peer-") {
+		t.Error("peers must be exempt from the spec targets")
+	}
+	if strings.Contains(out, "![") {
+		t.Error("charts embedded although Plots is false")
+	}
+}
+
+func TestNoWorkloads(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.txt")
+	line := "BenchmarkLatency/JobCreate/backend=x 10 1 p50-ns 2 p90-ns 3 p99-ns 4 p99.9-ns\n"
+	if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := results.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Render(&bytes.Buffer{}, set, Options{}); !errors.Is(err, ErrNoWorkloads) {
+		t.Errorf("Render = %v, want ErrNoWorkloads", err)
+	}
+}

@@ -1,0 +1,151 @@
+// Command kcbench runs, compares, gates, plots and reports the kcbench
+// benchmarks.
+//
+// Usage:
+//
+//	kcbench <command> [flags] [arguments]
+//	kcbench help [command]
+//
+// Every command reads and writes the Go benchmark format
+// (https://golang.org/design/14313-benchmark-format); see package
+// internal/results for the benchmark names and the latency lines kcbench
+// adds to it. Commands:
+//
+//	compare   benchstat-style comparison tables (text, markdown, csv, json)
+//	gate      regression gate against a baseline, with exit codes
+//	plot      PNG and SVG charts of a results file
+//	report    report.md with tables, spec targets and plots
+//
+// "kcbench help" lists the commands registered in this build; the lead
+// adds run, conform, profile and calibrate through register.
+//
+// Exit status: 0 on success, 1 when a command fails (for gate: a
+// regression or a missed spec target), 2 on a usage error or bad input
+// (unreadable or empty files, malformed flags, too few samples).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// ErrUsage is wrapped by every usage error: a malformed command line.
+var ErrUsage = errors.New("usage error")
+
+// exitError carries the exit code for an error. Silent errors have
+// already been reported (e.g. by the flag package) and are not printed
+// again.
+type exitError struct {
+	code   int
+	err    error
+	silent bool
+}
+
+// Error returns the message of the wrapped error.
+func (e *exitError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError returns an exit-2 error wrapping ErrUsage; format may use
+// %w to wrap a cause too.
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)}
+}
+
+// badInput returns err with exit code 2: the input could not be judged.
+func badInput(err error) error {
+	return &exitError{code: exitUsage, err: err}
+}
+
+// failure returns err with exit code 1.
+func failure(err error) error {
+	return &exitError{code: exitFailure, err: err}
+}
+
+// exitCode returns the exit code for err: its exitError's code, else 1
+// (0 for nil).
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	return exitFailure
+}
+
+// isSilent reports whether err has already been reported to the user.
+func isSilent(err error) bool {
+	var e *exitError
+	return errors.As(err, &e) && e.silent
+}
+
+func main() {
+	err := run(os.Stdout, os.Stderr, os.Args[1:])
+	if err == nil {
+		return
+	}
+	if !isSilent(err) {
+		fmt.Fprintf(os.Stderr, "kcbench: %v\n", err)
+	}
+	os.Exit(exitCode(err))
+}
+
+// run executes the command line args (without the program name),
+// writing results to stdout and diagnostics to stderr.
+func run(stdout, stderr io.Writer, args []string) error {
+	if len(args) == 0 {
+		printUsage(stderr)
+		return usageError("no command given")
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		return help(stdout, stderr, rest)
+	}
+	c, ok := lookup(name)
+	if !ok {
+		printUsage(stderr)
+		return usageError("unknown command %q (commands: %s)", name, commandList())
+	}
+	err := c.run(stdout, stderr, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	return nil
+}
+
+// help prints the usage of kcbench or of one command.
+func help(stdout, stderr io.Writer, args []string) error {
+	switch len(args) {
+	case 0:
+		printUsage(stdout)
+		return nil
+	case 1:
+		c, ok := lookup(args[0])
+		if !ok {
+			return usageError("unknown command %q (commands: %s)", args[0], commandList())
+		}
+		err := c.run(stdout, stdout, []string{"-h"})
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	return usageError("usage: kcbench help [command]")
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDispatch(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.txt")
+	if err := os.WriteFile(empty, []byte("PASS\nok  \tpkg\t0.1s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // substring expected on stdout
+		stderr string // substring expected on stderr
+	}{
+		{"no command", nil, 2, "", "commands:\n  compare"},
+		{"unknown command", []string{"bogus"}, 2, "", "  gate "},
+		{"help", []string{"help"}, 0, "  report ", ""},
+		{"-h", []string{"-h"}, 0, "  plot ", ""},
+		{"help compare", []string{"help", "compare"}, 0, "usage: kcbench compare", ""},
+		{"help unknown", []string{"help", "bogus"}, 2, "", ""},
+		{"compare -h", []string{"compare", "-h"}, 0, "", "usage: kcbench compare"},
+		{"gate -h", []string{"gate", "-h"}, 0, "", "-max-regress"},
+		{"bad flag", []string{"compare", "-bogus", "x"}, 2, "", "flag provided but not defined"},
+		{"no files", []string{"compare"}, 2, "", "usage: kcbench compare"},
+		{"bad format", []string{"compare", "-format", "xml", "testdata/old.txt"}, 2, "", ""},
+		{"bad alpha", []string{"compare", "-alpha", "2", "testdata/old.txt"}, 2, "", ""},
+		{"bad filter", []string{"compare", "-filter", "(", "testdata/old.txt"}, 2, "", ""},
+		{"no match", []string{"compare", "-filter", ".name:Nothing", "testdata/old.txt"}, 2, "", ""},
+		{"missing file", []string{"compare", filepath.Join(dir, "missing.txt")}, 2, "", ""},
+		{"empty file", []string{"compare", empty}, 2, "", ""},
+		{"compare ok", []string{"compare", "testdata/old.txt"}, 0, "JobCreate-2", ""},
+		{"plot no file", []string{"plot"}, 2, "", "usage: kcbench plot"},
+		{"report bad embed", []string{"report", "-embed", "gif", "testdata/old.txt"}, 2, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errOut)
+			}
+			if !strings.Contains(out, tc.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tc.stdout, out)
+			}
+			if !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, errOut)
+			}
+		})
+	}
+}
+
+func TestErrorsAndExitCodes(t *testing.T) {
+	err := run(io.Discard, io.Discard, []string{"bogus"})
+	if !errors.Is(err, ErrUsage) || exitCode(err) != 2 || isSilent(err) {
+		t.Errorf("unknown command: %v (exit %d, silent %v)", err, exitCode(err), isSilent(err))
+	}
+	if !strings.Contains(err.Error(), "compare, gate, plot, report") {
+		t.Errorf("unknown command error does not list the commands: %v", err)
+	}
+	err = run(io.Discard, io.Discard, []string{"compare", "-bogus"})
+	if exitCode(err) != 2 || !isSilent(err) {
+		t.Errorf("bad flag: %v (exit %d, silent %v): want exit 2, already reported", err, exitCode(err), isSilent(err))
+	}
+	if exitCode(nil) != 0 || exitCode(errors.New("x")) != 1 || exitCode(failure(errors.New("x"))) != 1 {
+		t.Error("exitCode: want 0 for nil, 1 for plain errors and failures")
+	}
+}
+
+func TestRegister(t *testing.T) {
+	called := false
+	register(&command{name: "zz-test", summary: "a test command", run: func(_, _ io.Writer, args []string) error {
+		called = len(args) == 1 && args[0] == "arg"
+		return nil
+	}})
+	defer delete(commands, "zz-test")
+	if _, _, code := runCLI(t, "zz-test", "arg"); code != 0 || !called {
+		t.Errorf("registered command: exit %d, called %v", code, called)
+	}
+	if out, _, _ := runCLI(t, "help"); !strings.Contains(out, "zz-test") {
+		t.Errorf("help does not list the registered command:\n%s", out)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("registering a duplicate name did not panic")
+		}
+	}()
+	register(&command{name: "zz-test", run: func(_, _ io.Writer, _ []string) error { return nil }})
+}
+
+func TestPlotAndReportCommands(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := runCLI(t, "report", "-o", dir, "-baseline", "testdata/old.txt", "testdata/new.txt")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"report.md", "JobCreate-ratio.svg", "JobCreate-ratio.png", "FanOut-ratio.svg"} {
+		path := filepath.Join(dir, name)
+		if !strings.Contains(out, path) {
+			t.Errorf("report did not list %s:\n%s", path, out)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Error(err)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "![JobCreate: median sec/op relative to the reference backend](JobCreate-ratio.svg)") ||
+		!strings.Contains(string(md), "| sec/op vs baseline |") {
+		t.Errorf("report.md lacks the embedded chart or the baseline row")
+	}
+
+	noData := filepath.Join(dir, "nodata.txt")
+	if err := os.WriteFile(noData, []byte("BenchmarkX 1 5 widgets/op\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, code := runCLI(t, "plot", "-o", dir, noData); code != 2 {
+		t.Errorf("plot without sec/op results: exit %d, want 2", code)
+	}
+	onlyLatency := filepath.Join(dir, "latency.txt")
+	line := "BenchmarkLatency/JobCreate/backend=x 10 1 p50-ns 2 p90-ns 3 p99-ns 4 p99.9-ns\n"
+	if err := os.WriteFile(onlyLatency, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	if _, _, code := runCLI(t, "report", "-o", empty, "-plots=false", onlyLatency); code != 2 {
+		t.Errorf("report without workloads: exit %d, want 2", code)
+	}
+	if _, err := os.Stat(filepath.Join(empty, "report.md")); err == nil {
+		t.Error("a failed report left report.md behind")
+	}
+}
