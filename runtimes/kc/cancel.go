@@ -83,7 +83,7 @@ func (j *Job) setCauseLocked(cause error) {
 
 // cancel requests cancellation and runs the walk if due.
 func (j *Job) cancel(cause error, how cancelKind) bool {
-	j.mu.Lock()
+	j.lockSlow()
 	moved, walk := j.requestCancelLocked(cause, how)
 	j.mu.Unlock()
 	if walk {
@@ -278,7 +278,7 @@ func (j *Job) OnCancel(f func()) (stop func() bool) {
 		return func() bool { return false }
 	}
 	n := &cancelNode{fn: f}
-	j.mu.Lock()
+	j.lockSlow()
 	how := j.addHookLocked(n)
 	j.mu.Unlock()
 	if how == hookFireNow {

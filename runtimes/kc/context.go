@@ -34,9 +34,9 @@ func (j *Job) Deadline() (deadline time.Time, ok bool) {
 // close is part of the cancel walk) or terminal. The channel is made on the
 // first call.
 func (j *Job) Done() <-chan struct{} {
-	j.mu.Lock()
+	s := j.lockSlow()
 	defer j.mu.Unlock()
-	if j.state.Load()&bitWalked != 0 {
+	if s&bitWalked != 0 {
 		return closedChan
 	}
 	x := j.extra()

@@ -82,6 +82,17 @@ type jobExtra struct {
 	done      chan struct{}   // Done, made on first call
 }
 
+// lockSlow locks j.mu and pins j to the locked finish path (see bitSlow),
+// returning the state as of the pin.
+func (j *Job) lockSlow() uint32 {
+	j.mu.Lock()
+	s := j.state.Load()
+	if s&bitSlow == 0 {
+		s = j.state.Or(bitSlow) | bitSlow
+	}
+	return s
+}
+
 func (j *Job) extra() *jobExtra {
 	if j.x == nil {
 		j.x = new(jobExtra)
@@ -100,8 +111,7 @@ func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
 	}
 	detached := flags&flagDetached != 0 && rt.faults&faults.DetachedAttached == 0
 
-	j.mu.Lock()
-	s := j.state.Load()
+	s := j.lockSlow()
 	switch {
 	case State(s & stateMask).Terminal(), s&(bitCancel|bitShield) == bitCancel:
 		j.mu.Unlock()
@@ -178,7 +188,19 @@ func (j *Job) run() {
 // bodyReturned is the end-of-body transition: record the outcome, refuse
 // new children, cancel the children if the body failed, close nurseries
 // the body left open, and finish if nothing else holds the job.
+//
+// The common case, a body that returned nil in a job nobody else has
+// touched (no children, waiters, hooks, leases, cancellation, Done channel,
+// tracer or faults), finishes with one CAS and no lock: see bitSlow.
 func (j *Job) bodyReturned(err error) {
+	if err == nil && j.rt.tracer == nil && j.rt.faults == 0 {
+		const fresh = bitClaimed // Active, claimed, nothing else
+		if j.state.CompareAndSwap(fresh, fresh|bitBodyDone|bitClosed|bitWalked|uint32(Completed)) {
+			j.rt.stats.add(j, cCompleted)
+			j.released(Completed)
+			return
+		}
+	}
 	j.mu.Lock()
 	walk := false
 	if err != nil {
@@ -310,7 +332,13 @@ func (j *Job) finishLocked() {
 		rt.trace(Event{Kind: EvJobFinalize, Job: j, State: st})
 	}
 	j.mu.Unlock()
+	j.released(st)
+}
 
+// released tells whoever holds a terminal job that it ended in state st:
+// its parent, or the runtime for a root or detached job.
+func (j *Job) released(st State) {
+	rt := j.rt
 	switch p := j.parent; {
 	case p == nil || j.flags&flagDetached != 0 && rt.faults&faults.DetachedAttached == 0:
 		rt.topDone(j)

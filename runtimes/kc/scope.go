@@ -57,8 +57,7 @@ func (j *Job) Open(opts ...JobOption) (*Job, error) {
 // (Active -> Closing). A nursery made by Open then becomes terminal as soon
 // as its children are; a job with a body still waits for its body.
 func (j *Job) Close() {
-	j.mu.Lock()
-	s := j.state.Load()
+	s := j.lockSlow()
 	if State(s & stateMask).Terminal() {
 		j.mu.Unlock()
 		return

@@ -40,8 +40,14 @@ func (s State) String() string {
 func (s State) Terminal() bool { return s >= Completed }
 
 // Bits of Job.state above the State. All are set with atomic RMW while
-// holding Job.mu, except bitClaimed, which is set by a lock-free CAS (so
-// holders of mu must also use RMW operations, never a plain Store).
+// holding Job.mu, except two lock-free writers: the bitClaimed Or, and the
+// fast finish (Job.bodyReturned), a CAS from exactly "Active, claimed" to
+// Completed made by the body's goroutine without taking mu. So holders of mu
+// use RMW operations, never a plain Store; and any goroutine other than the
+// body's that takes mu to change or register something on the job first sets
+// bitSlow (lockSlow). The Or that sets bitSlow and the fast-finish CAS are
+// ordered: if the CAS came first, the Or's result shows the terminal state;
+// if the Or came first, the CAS fails and the body takes the locked path.
 const (
 	stateMask   uint32 = 0x7
 	bitClaimed  uint32 = 1 << (iota + 2) // the body has been claimed to run (by Task.Run or inline)
@@ -52,4 +58,5 @@ const (
 	bitClosed                            // no new children: Closing or later
 	bitTimedOut                          // cancelled by its own timeout (and not replaced)
 	bitHasOpen                           // some child was made by Open and may need auto-closing
+	bitSlow                              // the job has had waiters, hooks, children, leases or a Done channel: it must finish under mu
 )

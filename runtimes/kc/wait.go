@@ -85,8 +85,7 @@ func (j *Job) wakeWaitersLocked(kind uint8) {
 // worker tells the executor whether the caller runs one of its tasks.
 func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker bool) uint32 {
 	w := &waiter{kind: kind}
-	j.mu.Lock()
-	s := j.state.Load()
+	s := j.lockSlow()
 	if State(s&stateMask).Terminal() || kind == waitChildren && j.children == 0 {
 		j.mu.Unlock()
 		return wakeDone
@@ -98,7 +97,7 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 	rt := j.rt
 	if canceller != nil {
 		w.hook.w = w
-		canceller.mu.Lock()
+		canceller.lockSlow()
 		how := canceller.addHookLocked(&w.hook)
 		canceller.mu.Unlock()
 		if how == hookFireNow {
@@ -245,7 +244,7 @@ func (j *Job) Sleep(d time.Duration) error {
 	w := &waiter{}
 	w.p.init(true)
 	w.hook.w = w
-	j.mu.Lock()
+	j.lockSlow()
 	how := j.addHookLocked(&w.hook)
 	j.mu.Unlock()
 	if how != hookLinked {
@@ -275,8 +274,7 @@ func (j *Job) Yield() error {
 // wakes j's waiters; it never runs user code on the releasing goroutine.
 // Lease on a terminal job returns ErrClosed.
 func (j *Job) Lease() (release func(), err error) {
-	j.mu.Lock()
-	if j.State().Terminal() {
+	if s := j.lockSlow(); State(s & stateMask).Terminal() {
 		j.mu.Unlock()
 		return nil, ErrClosed
 	}
