@@ -62,13 +62,25 @@ func Names() []string {
 	return append([]string(nil), names...)
 }
 
-// New returns a runtime on a fresh executor of the named backend.
-func New(name string, opts ...kc.Option) (*kc.Runtime, error) {
+// Validate returns nil if name is registered, else an *UnknownBackendError.
+// Unlike New it starts nothing.
+func Validate(name string) error {
 	mu.Lock()
-	newExecutor, ok := backends[name]
+	_, ok := backends[name]
 	mu.Unlock()
 	if !ok {
-		return nil, &UnknownBackendError{Name: name, Known: Names()}
+		return &UnknownBackendError{Name: name, Known: Names()}
 	}
+	return nil
+}
+
+// New returns a runtime on a fresh executor of the named backend.
+func New(name string, opts ...kc.Option) (*kc.Runtime, error) {
+	if err := Validate(name); err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	newExecutor := backends[name]
+	mu.Unlock()
 	return kc.New(newExecutor(), append([]kc.Option{kc.WithName(name)}, opts...)...), nil
 }
