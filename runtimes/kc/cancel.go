@@ -72,12 +72,10 @@ func (j *Job) requestCancelLocked(cause error, how cancelKind) (moved, walk bool
 }
 
 func (j *Job) setCauseLocked(cause error) {
-	x := j.extra()
-	x.cause = cause
 	if ce, ok := cause.(*cancelError); ok {
-		x.cancelErr = ce // a body returning its own Check error: don't wrap twice
+		j.cerr = ce // propagated from a parent, or a body returning a Check error: share it
 	} else {
-		x.cancelErr = &cancelError{cause: cause}
+		j.cerr = &cancelError{cause: cause}
 	}
 }
 
@@ -104,9 +102,8 @@ func (j *Job) cancelWalk() {
 		return
 	}
 	j.state.Or(bitWalked)
-	x := j.x // non-nil: setCauseLocked allocated it
-	if x.done != nil {
-		close(x.done)
+	if j.x != nil && j.x.done != nil {
+		close(j.x.done)
 	}
 	var buf [8]*Job
 	kids := buf[:0]
@@ -121,7 +118,7 @@ func (j *Job) cancelWalk() {
 		n.linked = false
 	}
 	j.children++
-	cause := x.cause
+	cause := error(j.cerr)
 	j.mu.Unlock()
 
 	for _, c := range kids {
@@ -227,10 +224,10 @@ func (j *Job) Check() error {
 func (j *Job) cancelErr() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.x == nil || j.x.cancelErr == nil {
+	if j.cerr == nil {
 		return ErrCancelled
 	}
-	return j.x.cancelErr
+	return j.cerr
 }
 
 // Shield runs body with cancellation of j ignored (spec 02

@@ -105,9 +105,10 @@
 //
 // # Costs
 //
-// A Job is 120 bytes on 64-bit platforms (spec 01 §4.20 asks at most 128);
-// names, causes, extra errors and the Done channel live in a separately
-// allocated extra record that most jobs never need. Launch allocates the job
+// A Job is 128 bytes on 64-bit platforms (spec 01 §4.20 asks at most 128);
+// names, deadlines, extra errors and the Done channel live in a separately
+// allocated extra record that most jobs never need. Cancelling a tree
+// allocates one cancellation error, shared by every job the walk reaches. Launch allocates the job
 // and nothing else; Async allocates one Deferred that embeds its job. Await
 // of a finished deferred is one atomic load. Counters are striped over cache
 // lines by job address. With no Tracer installed, each trace point costs a

@@ -157,7 +157,7 @@ func (j *Job) result() error {
 	case Failed:
 		return j.err
 	case Cancelled:
-		return j.x.cancelErr
+		return j.cerr
 	}
 	return nil
 }
