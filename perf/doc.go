@@ -1,0 +1,120 @@
+// Package perf holds kcbench's benchmark workloads and their peers, the
+// plain-Go equivalents, in a form that both `go test -bench` (bench_test.go)
+// and a program (`kcbench run`, through testing.Benchmark) can run.
+//
+// Workloads returns the workloads; each runs on every backend registered in
+// package runtimes (runtimes.Names, read at call time, so a new backend is
+// benchmarked as soon as it registers) and on the peers that have a fair
+// equivalent of it (Workload.Backends). Workload.Bench returns the benchmark
+// function for one backend and size; Workload.Run runs a few operations
+// untimed through the same code, for tests. Unknown names and bad sizes
+// come back as errors (ErrUnknownWorkload, ErrUnknownBackend, ErrBadArgument;
+// *NameError, *ArgError), never as panics.
+//
+// # Names
+//
+// Results are named Benchmark<Workload>/backend=<name>, with /n=<k> below
+// that for a sized workload; peers run as backend=peer-go (a go statement
+// with sync.WaitGroup or a channel), peer-errgroup (golang.org/x/sync/errgroup),
+// peer-conc (github.com/sourcegraph/conc) and peer-context (context.WithCancel
+// trees). The workload names are a contract: baselines refer to them.
+//
+// # Conventions
+//
+// Runtime creation and Close are outside the timer. Every benchmark reports
+// allocations, counted only while the timer runs. One op is one b.N
+// iteration, as described below; where the setup of an op must not be
+// measured, the timer is stopped around it (which costs a
+// runtime.ReadMemStats per op, so only ops of 100 µs or more do that).
+//
+// # Workloads
+//
+// JobCreate: the whole cost of a job. Inside one root job, b.N empty children
+// (func(*kc.Job) error { return nil }) are launched into one nursery (Open),
+// which is then awaited (AwaitAll) before the timer stops: creation, spawn,
+// run, completion and detach, amortised. Peers: peer-go (WaitGroup.Go),
+// peer-errgroup (Go on one errgroup.WithContext group, then Wait), peer-conc
+// (conc.WaitGroup.Go, then Wait), peer-context (per op, a context.WithCancel
+// child of a cancellable parent and a goroutine that runs its cancel,
+// detaching it from the parent: what a job is, a cancellable node plus a
+// task).
+//
+// AwaitCached: Await of a deferred that has already completed (the spec asks
+// <= 150 ns; kc targets <= 5 ns). Peers: peer-go awaits the idiomatic Go
+// future (a value published by closing a channel: a receive from the closed
+// channel, then the value); peer-errgroup calls Wait on a finished group,
+// which returns the group's stored error. No conc or context peer: reading a
+// variable after a WaitGroup.Wait, or ctx.Err, is not an await of a result.
+//
+// AwaitPending: Async of an empty body, then Await of it, b.N times in a row.
+// The core runs a child that its own parent awaits inline if no worker has
+// started it yet, so this measures Async plus a spawn plus, usually, an inline
+// run. Peers: peer-go (go statement completing a future, then receive),
+// peer-errgroup (a new errgroup.Group, Go, Wait), peer-conc (a new
+// conc.WaitGroup, Go, Wait). No context peer: a context carries no result.
+//
+// CancelFanout/n (n = 1000, 10000, 100000): per op, untimed, n children are
+// launched into a nursery, each blocked in j.Sleep(time.Hour); the setup waits
+// until every child has entered its body (a counter, and a nursery held by a
+// lease that the last child releases, so the wait is a WaitAll, visible to the
+// runtime, rather than a spin that could starve a work-stealing worker).
+// Then the timer runs for Cancel of the nursery and the wait until it and
+// all n children are terminal. A child that had not parked yet when Cancel
+// came returns from Sleep's checkpoint instead, which is cheaper, never
+// dearer. Extra metric: ns/child. Peers, with the same readiness setup:
+// peer-context (n goroutines blocked on <-ctx.Done(); cancel, then
+// WaitGroup.Wait) and peer-errgroup (n g.Go bodies blocked on the group
+// context, which derives from a cancellable parent; cancel the parent, then
+// Wait, which returns context.Canceled). No peer-go or peer-conc: neither
+// has cancellation, and closing a channel would be peer-context again.
+//
+// WaitersStorm/n (n = 32): per op, one deferred is kept pending by a lease
+// its body takes on its own job (so no worker blocks to keep it pending), n
+// jobs await it, the op waits until all n are parked on it (the runtime's
+// WaitersRegistered - WaitersWoken rises by n), completes the deferred by
+// releasing the lease, and waits until all n awaits returned. The whole op
+// is timed, including creating the deferred, the waiters and a small
+// readiness gate (one nursery and one lease). Peer: peer-go, a future
+// completed by close after n goroutines have started to await it; Go cannot
+// tell whether a goroutine is already parked on a channel, so a late one
+// takes the receive fast path, which can only flatter the peer. No
+// errgroup, conc or context peer: they add nothing to a single future.
+//
+// NestedScopes: a chain of NestedDepth (100) nested Scope calls with nothing
+// to wait for, per op (each scope runs the next one's body on the calling
+// goroutine, as Scope does). Peers: peer-errgroup (100 nested
+// errgroup.WithContext groups, each running the next level inline, then
+// Wait) and peer-context (100 nested context.WithCancel, cancelled on the
+// way out), both under a cancellable root. No peer-go or peer-conc: without
+// cancellation a scope of theirs is an empty WaitGroup, and timing nothing
+// would flatter them.
+//
+// FanOut/n (n = 10, 100, 1000): per op, a Scope that launches n children,
+// each running task (TaskIters = 128 dependent xorshift steps, about 200 ns,
+// with its result kept observable), and waits for them. Peers: peer-go
+// (WaitGroup.Go), peer-errgroup (an errgroup.WithContext group per op, the
+// equivalent of a scope that cancels on failure), peer-conc (conc.WaitGroup,
+// which has no cancellation). No context peer: a context does not wait.
+//
+// ChanPingPong, ChanBuffered, Select and SleepWake are contract names of
+// workloads still to come.
+//
+// # Latency and the slowed peer
+//
+// SampleLatency times single operations of JobCreate (Launch into a warm
+// nursery, then Join) and AwaitPending (one op) with time.Now deltas, for
+// percentiles. NewSlowed and SlowedBench give peer-go's benchmark of an
+// unsized workload with a calibrated extra cost per op, to check that the
+// regression gate detects a known slowdown; Slowed documents exactly how.
+//
+// # Running
+//
+//	go test -run='^$' -bench=. -count=10 ./perf/ | tee new.txt
+//	go run golang.org/x/perf/cmd/benchstat -col /backend new.txt
+//
+// Add -benchtime=100ms for a quick look. Under -race a program may have
+// only 8128 live goroutines, so CancelFanout with n >= 10000 cannot run on
+// the goroutine backend or the peers with the race detector; `go test
+// ./perf/` (no -bench) runs every workload on every backend with small n
+// and is race-clean.
+package perf
