@@ -62,8 +62,10 @@ func TestErrorsAndExitCodes(t *testing.T) {
 	if !errors.Is(err, ErrUsage) || exitCode(err) != 2 || isSilent(err) {
 		t.Errorf("unknown command: %v (exit %d, silent %v)", err, exitCode(err), isSilent(err))
 	}
-	if !strings.Contains(err.Error(), "compare, gate, plot, report") {
-		t.Errorf("unknown command error does not list the commands: %v", err)
+	for _, name := range []string{"compare", "conform", "gate", "plot", "report"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("unknown command error does not list %q: %v", name, err)
+		}
 	}
 	err = run(io.Discard, io.Discard, []string{"compare", "-bogus"})
 	if exitCode(err) != 2 || !isSilent(err) {

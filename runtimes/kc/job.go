@@ -304,6 +304,19 @@ func (j *Job) finishLocked() {
 	case s&bitCancel != 0:
 		st = Cancelled
 	}
+	// Count before publishing the state: whoever sees the job terminal (a
+	// woken waiter, a lock-free State load) then sees it counted.
+	switch st {
+	case Completed:
+		rt.stats.add(j, cCompleted)
+		if rt.faults&faults.DoubleCount != 0 {
+			rt.stats.add(j, cCompleted)
+		}
+	case Failed:
+		rt.stats.add(j, cFailed)
+	case Cancelled:
+		rt.stats.add(j, cCancelled)
+	}
 	j.setStateLocked(st)
 	if s&bitWalked == 0 {
 		j.state.Or(bitWalked)
@@ -316,17 +329,6 @@ func (j *Job) finishLocked() {
 	}
 	j.hooks = nil
 	j.wakeWaitersLocked(waitTerminal)
-	switch st {
-	case Completed:
-		rt.stats.add(j, cCompleted)
-		if rt.faults&faults.DoubleCount != 0 {
-			rt.stats.add(j, cCompleted)
-		}
-	case Failed:
-		rt.stats.add(j, cFailed)
-	case Cancelled:
-		rt.stats.add(j, cCancelled)
-	}
 	if rt.tracer != nil {
 		rt.trace(Event{Kind: EvJobFinalize, Job: j, State: st})
 	}

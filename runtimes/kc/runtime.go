@@ -46,6 +46,12 @@ func New(ex Executor, opts ...Option) *Runtime {
 // Name returns the backend's name.
 func (rt *Runtime) Name() string { return rt.name }
 
+// Executor returns the executor rt runs on. A tool may build a second
+// Runtime on it with other Options (the conformance suite does, to install a
+// Tracer); rt still owns the executor, so that second Runtime must be given a
+// wrapper whose Close does nothing, and must be closed before rt.
+func (rt *Runtime) Executor() Executor { return rt.ex }
+
 // Stats returns the counters. Each is exact, but they are read one by one,
 // so a snapshot taken while jobs run may mix moments.
 func (rt *Runtime) Stats() Stats { return rt.stats.snapshot() }

@@ -1,0 +1,413 @@
+package conformance
+
+import (
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// jobCases check the decided semantics of single jobs: panics, Goexit,
+// detached children, causes, awaits, finished jobs, errors.
+func jobCases() []Case {
+	return []Case{
+		mk("PanicInBody", "DESIGN Panics", panicInBody),
+		mk("PanicInOnCancel", "DESIGN Panics", panicInOnCancel),
+		mk("GoexitInBody", "DESIGN Panics (Goexit)", goexitInBody),
+		mk("DetachedNotWaited", "01 §4.17 detached child", detachedNotWaited),
+		mk("DetachedNotCancelled", "01 §4.17 detached child", detachedNotCancelled),
+		mk("FirstCauseWins", "01 §4.17 timeout vs explicit cancel", firstCauseWins),
+		mk("ExplicitCauseOverTimeout", "01 §4.17 reason precedence", explicitCauseOverTimeout),
+		mk("FailureBeforeTimeout", "01 §4.16 invariant 5", failureBeforeTimeout),
+		mk("FailureAfterTimeout", "01 §4.16 invariant 5", failureAfterTimeout),
+		mk("FirstErrorWins", "04 §8.1 first error wins", firstErrorWins),
+		mk("AwaitFromGoroutine", "DESIGN Await (nil waiter)", awaitFromGoroutine),
+		mk("AwaitFinishedByCancelledWaiter", "DESIGN Await", awaitFinishedByCancelledWaiter),
+		mk("CancelFinishedJob", "04 §2.4 forbidden transitions", cancelFinishedJob),
+		mk("CheckpointsObserveCancel", "04 §4.3 cooperative cancellation", checkpointsObserveCancel),
+		mk("NilBodies", "DESIGN core API", nilBodies),
+	}
+}
+
+func panicInBody(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			c, err := s.Launch(func(*kc.Job) error { panic("kaboom") })
+			if p.job("Launch", c, err) {
+				p.panicErr("Join of a panicking job", c.Join(s), "kaboom")
+				p.state("panicking job", c, kc.Failed)
+			}
+			c, err = s.Launch(func(*kc.Job) error { panic(errBoom) })
+			if p.job("Launch", c, err) {
+				err := c.Join(s)
+				p.panicErr("Join of a job panicking with an error", err, errBoom)
+				p.is("Join of a job panicking with an error", err, errBoom)
+			}
+			p.panicErr("Scope with a panicking body", s.Scope(func(*kc.Job) error { panic(7) }), 7)
+			d, err := kc.Async(s, func(*kc.Job) (int, error) { panic("async") })
+			if p.noErr("Async", err) {
+				_, err := d.Await(s)
+				p.panicErr("Await of a panicking deferred", err, "async")
+			}
+			c, err = s.Launch(nop) // the runtime still works
+			if p.job("Launch after the panics", c, err) {
+				p.noErr("Join", c.Join(s))
+			}
+			return nil
+		})
+	}))
+}
+
+func panicInOnCancel(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			registered := make(chan struct{})
+			c, err := s.Launch(func(c *kc.Job) error {
+				c.OnCancel(func() { panic("hook") })
+				close(registered)
+				return c.Sleep(time.Hour)
+			})
+			if !p.job("Launch", c, err) {
+				return nil
+			}
+			<-registered
+			p.check(c.Cancel(nil), "Cancel: got false; want true")
+			p.panicErr("Join of a job whose OnCancel callback panicked", c.Join(s), "hook")
+			p.state("job", c, kc.Failed)
+			return nil
+		})
+	}))
+}
+
+// A body that calls runtime.Goexit fails its job with ErrGoexit. The joins
+// come from plain goroutines: a waiter may run an unstarted child inline,
+// and Goexit would then end the waiter's goroutine too.
+func goexitInBody(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			joined := make(chan error)
+			c, err := s.Launch(func(*kc.Job) error { runtime.Goexit(); return nil })
+			if p.job("Launch", c, err) {
+				go func() { joined <- c.Join(nil) }()
+				p.is("Join of a job that called Goexit", <-joined, kc.ErrGoexit)
+				p.state("job", c, kc.Failed)
+			}
+			d, err := kc.Async(s, func(*kc.Job) (int, error) { runtime.Goexit(); return 1, nil })
+			if p.noErr("Async", err) {
+				go func() { _, err := d.Await(nil); joined <- err }()
+				p.is("Await of a deferred that called Goexit", <-joined, kc.ErrGoexit)
+			}
+			c, err = s.Launch(nop) // the runtime still works
+			if p.job("Launch after Goexit", c, err) {
+				p.noErr("Join", c.Join(s))
+			}
+			return nil
+		})
+	}))
+}
+
+// A scope does not wait for its detached child.
+func detachedNotWaited(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		gate := make(chan struct{})
+		var det *kc.Job
+		err := j.Scope(func(s *kc.Job) error {
+			var err error
+			det, err = s.Launch(func(*kc.Job) error { <-gate; return nil }, kc.Detached())
+			if !p.job("Launch Detached()", det, err) {
+				close(gate)
+			}
+			return nil
+		})
+		p.noErr("Scope", err)
+		if det != nil {
+			p.state("detached child when its parent scope returned", det, kc.Active)
+			close(gate)
+			p.noErr("Join of the detached child", det.Join(j))
+			p.state("detached child", det, kc.Completed)
+		}
+		return nil
+	}))
+}
+
+// Cancelling a parent does not cancel its detached child.
+func detachedNotCancelled(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		dets := make(chan *kc.Job, 1)
+		parent, err := j.Launch(func(pj *kc.Job) error {
+			det, err := pj.Launch(sleeper, kc.Detached())
+			p.job("Launch Detached()", det, err)
+			dets <- det
+			return pj.Sleep(time.Hour)
+		})
+		if !p.job("Launch", parent, err) {
+			return nil
+		}
+		det := <-dets
+		p.check(parent.Cancel(nil), "Cancel of the parent: got false; want true")
+		p.is("parent Join", parent.Join(j), kc.ErrCancelled)
+		if det == nil {
+			return nil
+		}
+		p.check(!det.IsCancelled(), "detached child of a cancelled parent: got IsCancelled true; want false")
+		p.state("detached child of a cancelled parent", det, kc.Active)
+		eq(p, "detached child's Parent", det.Parent(), parent)
+		p.check(det.Cancel(errCause), "Cancel of the detached child: got false; want true")
+		p.is("detached child Join", det.Join(j), kc.ErrCancelled, errCause)
+		return nil
+	}))
+}
+
+func firstCauseWins(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		c, err := j.Launch(sleeper)
+		if !p.job("Launch", c, err) {
+			return nil
+		}
+		p.check(c.Cancel(errCause), "first Cancel: got false; want true")
+		p.check(!c.Cancel(errCause2), "second Cancel: got true; want false")
+		err = c.Join(j)
+		p.is("Join", err, kc.ErrCancelled, errCause)
+		p.isNot("Join", err, errCause2)
+		p.is("Result", c.Result(), errCause)
+		return nil
+	}))
+}
+
+// An explicit cause given after a timeout replaces it; one given before
+// the timeout is kept.
+func explicitCauseOverTimeout(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		err := j.WithTimeout(5*time.Millisecond, func(s *kc.Job) error {
+			p.is("Sleep until the timeout", s.Sleep(time.Hour), kc.ErrCancelled, kc.ErrTimeout)
+			p.check(!s.Cancel(errCause), "Cancel after the timeout: got true; want false (already cancelling)")
+			return nil
+		})
+		p.is("WithTimeout, explicit cause after the timeout", err, kc.ErrCancelled, errCause)
+		p.isNot("WithTimeout, explicit cause after the timeout", err, kc.ErrTimeout)
+
+		err = j.WithTimeout(5*time.Millisecond, func(s *kc.Job) error {
+			p.check(s.Cancel(errCause), "Cancel before the timeout: got false; want true")
+			time.Sleep(20 * time.Millisecond) // the point: let the timer fire into a cancelled scope
+			return nil
+		})
+		p.is("WithTimeout, explicit cause before the timeout", err, kc.ErrCancelled, errCause)
+		p.isNot("WithTimeout, explicit cause before the timeout", err, kc.ErrTimeout)
+		return nil
+	}))
+}
+
+// A failure recorded before the timeout fires wins: Failed, not a timeout.
+func failureBeforeTimeout(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		for d := 20 * time.Millisecond; d <= 400*time.Millisecond; d *= 4 {
+			ordered := false
+			err := j.WithTimeout(d, func(s *kc.Job) error {
+				deadline, _ := s.Deadline()
+				_, err := s.Launch(failer)
+				p.noErr("Launch", err)
+				<-s.Done()                            // closed by the failure's cancel (or by the timer, if late)
+				ordered = time.Now().Before(deadline) // the timer cannot have fired yet
+				time.Sleep(time.Until(deadline) + 10*time.Millisecond)
+				return nil // the timer has fired into the failed scope
+			})
+			if !ordered {
+				continue // too slow to fail before the deadline: try a longer one
+			}
+			p.is("WithTimeout", err, errBoom)
+			p.isNot("WithTimeout", err, kc.ErrTimeout, kc.ErrCancelled)
+			return nil
+		}
+		p.failf("could not order a failure before a 320ms timeout; want a failing child to fail its scope in time")
+		return nil
+	}))
+}
+
+// A failure recorded after the timeout started the cancellation leaves the
+// scope Cancelled with ErrTimeout.
+func failureAfterTimeout(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		for d := 5 * time.Millisecond; d <= 320*time.Millisecond; d *= 4 {
+			var scope, kid *kc.Job
+			ordered := false
+			err := j.WithTimeout(d, func(s *kc.Job) error {
+				scope = s
+				started := make(chan struct{})
+				var err error
+				kid, err = s.Launch(func(c *kc.Job) error { close(started); <-c.Done(); return errBoom })
+				if !p.job("Launch", kid, err) {
+					return nil
+				}
+				select {
+				case <-started: // it fails only once the timeout cancels it
+					ordered = true
+				case <-s.Done(): // the timeout came first: it may never start
+				}
+				return s.Sleep(time.Hour)
+			})
+			if !ordered {
+				continue
+			}
+			p.is("WithTimeout", err, kc.ErrTimeout)
+			p.isNot("WithTimeout", err, errBoom)
+			p.state("scope", scope, kc.Cancelled)
+			p.state("child that failed after the timeout", kid, kc.Failed)
+			if errs := scope.Errors(); p.check(len(errs) == 1, "scope Errors: got %v; want the late failure recorded", errs) {
+				p.is("scope Errors()[0]", errs[0], errBoom)
+			}
+			return nil
+		}
+		p.failf("could not start a child within a 320ms timeout; want children to start promptly")
+		return nil
+	}))
+}
+
+// The first failure is the Result; Errors keeps them all, first first.
+func firstErrorWins(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			c, err := s.Launch(func(c *kc.Job) error {
+				started := make(chan struct{})
+				_, err := c.Launch(func(b *kc.Job) error { close(started); <-b.Done(); return errBoom2 })
+				if !p.noErr("Launch second", err) {
+					return nil
+				}
+				<-started
+				_, err = c.Launch(failer)
+				p.noErr("Launch first", err)
+				return nil
+			})
+			if !p.job("Launch", c, err) {
+				return nil
+			}
+			err = c.Join(s)
+			p.is("Join", err, errBoom)
+			p.isNot("Join", err, errBoom2)
+			p.is("Result", c.Result(), errBoom)
+			errs := c.Errors()
+			p.check(slices.Equal(errs, []error{errBoom, errBoom2}), "Errors: got %v; want [%v %v]", errs, errBoom, errBoom2)
+			return nil
+		})
+	}))
+}
+
+func awaitFromGoroutine(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		gate := make(chan struct{})
+		d, err := kc.Async(j, func(*kc.Job) (int, error) { <-gate; return 9, nil })
+		if !p.noErr("Async", err) {
+			return nil
+		}
+		type res struct {
+			v   int
+			err error
+		}
+		out := make(chan res, 3)
+		for range 3 {
+			go func() { v, err := d.Await(nil); out <- res{v, err} }()
+		}
+		close(gate)
+		for range 3 {
+			r := <-out
+			p.noErr("Await(nil)", r.err)
+			eq(p, "Await(nil) value", r.v, 9)
+		}
+		v, err := d.Await(nil)
+		p.check(v == 9 && err == nil, "Await(nil) of a finished deferred: got (%v, %v); want (9, nil)", v, err)
+		return j.SupervisorScope(func(s *kc.Job) error {
+			df, err := kc.Async(s, func(*kc.Job) (int, error) { return 1, errBoom })
+			if p.noErr("Async", err) {
+				go func() { _, err := df.Await(nil); out <- res{0, err} }()
+				p.is("Await(nil) of a failing deferred", (<-out).err, errBoom)
+			}
+			return nil
+		})
+	}))
+}
+
+// A finished deferred answers even a cancelled waiter with its outcome.
+func awaitFinishedByCancelledWaiter(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			d, err1 := kc.Async(s, func(*kc.Job) (int, error) { return 5, nil })
+			df, err2 := kc.Async(s, func(*kc.Job) (int, error) { return 0, errBoom })
+			if !p.noErr("Async", err1) || !p.noErr("Async", err2) {
+				return nil
+			}
+			d.Await(s)
+			df.Await(s)
+			w, err := s.Launch(func(w *kc.Job) error {
+				w.Cancel(nil)
+				v, err := d.Await(w)
+				p.check(v == 5 && err == nil, "Await of a completed deferred by a cancelled waiter: got (%v, %v); want (5, nil)", v, err)
+				_, err = df.Await(w)
+				p.is("Await of a failed deferred by a cancelled waiter", err, errBoom)
+				p.isNot("Await of a failed deferred by a cancelled waiter", err, kc.ErrCancelled)
+				return nil
+			})
+			if p.job("Launch", w, err) {
+				w.Join(s)
+			}
+			return nil
+		})
+	}))
+}
+
+// Cancel of a terminal job returns false and changes nothing.
+func cancelFinishedJob(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			ok, err1 := s.Launch(nop)
+			bad, err2 := s.Launch(failer)
+			if !p.job("Launch", ok, err1) || !p.job("Launch", bad, err2) {
+				return nil
+			}
+			ok.Join(s)
+			bad.Join(s)
+			before := rt.Stats()
+			p.check(!ok.Cancel(errCause), "Cancel of a Completed job: got true; want false")
+			p.check(!bad.Cancel(errCause), "Cancel of a Failed job: got true; want false")
+			p.state("completed job after Cancel", ok, kc.Completed)
+			p.noErr("completed job Result after Cancel", ok.Result())
+			p.check(!ok.IsCancelled(), "completed job after Cancel: got IsCancelled true; want false")
+			p.state("failed job after Cancel", bad, kc.Failed)
+			p.is("failed job Result after Cancel", bad.Result(), errBoom)
+			p.isNot("failed job Result after Cancel", bad.Result(), errCause)
+			eq(p, "CancellationsRequested delta", rt.Stats().CancellationsRequested-before.CancellationsRequested, 0)
+			return nil
+		})
+	}))
+}
+
+// Check, Yield and Sleep report cancellation once it is requested.
+func checkpointsObserveCancel(rt *kc.Runtime, p *probe) {
+	c, err := inChild(rt, p, func(c *kc.Job) error {
+		p.noErr("Check", c.Check())
+		p.noErr("Yield", c.Yield())
+		start := time.Now()
+		p.noErr("Sleep(2ms)", c.Sleep(2*time.Millisecond))
+		p.check(time.Since(start) >= 2*time.Millisecond, "Sleep(2ms): returned after %v; want at least 2ms", time.Since(start))
+		p.noErr("Sleep(0)", c.Sleep(0))
+		c.Cancel(errCause)
+		p.is("Check after Cancel", c.Check(), kc.ErrCancelled, errCause)
+		p.is("Yield after Cancel", c.Yield(), kc.ErrCancelled, errCause)
+		p.is("Sleep after Cancel", c.Sleep(time.Hour), kc.ErrCancelled, errCause)
+		return c.Check()
+	})
+	p.is("Join", err, kc.ErrCancelled, errCause)
+	p.state("job", c, kc.Cancelled)
+}
+
+func nilBodies(rt *kc.Runtime, p *probe) {
+	p.is("Run(nil)", rt.Run(ctx, nil), kc.ErrNilBody)
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		c, err := j.Launch(nil)
+		p.is("Launch(nil)", err, kc.ErrNilBody)
+		p.check(c == nil, "Launch(nil): got a job; want nil")
+		_, err = kc.Async[int](j, nil)
+		p.is("Async(nil)", err, kc.ErrNilBody)
+		p.is("Scope(nil)", j.Scope(nil), kc.ErrNilBody)
+		return nil
+	}))
+}

@@ -1,0 +1,89 @@
+package conformance
+
+import (
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// shutdownCases are spec 05's "Shutdown / draining" as decided for Runtime.Close.
+func shutdownCases() []Case {
+	return []Case{
+		mk("CloseDrainsDetached", "05 Shutdown / draining", closeDrainsDetached),
+		mk("CloseIdempotent", "05 Shutdown / draining", closeIdempotent),
+		mk("NoGoroutineLeft", "05 Shutdown / draining", noGoroutineLeft),
+	}
+}
+
+// Run does not wait for a detached job; Close cancels it and waits for it.
+func closeDrainsDetached(rt *kc.Runtime, p *probe) {
+	var det *kc.Job
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		var err error
+		det, err = j.Launch(sleeper, kc.Detached())
+		p.job("Launch Detached()", det, err)
+		return nil
+	}))
+	if det == nil {
+		return
+	}
+	p.check(!det.State().Terminal(), "detached job when Run returned: got state %v; want it still sleeping", det.State())
+	p.noErr("Close", rt.Close())
+	p.state("detached job after Close", det, kc.Cancelled)
+	p.is("detached job Result after Close", det.Result(), kc.ErrCancelled, kc.ErrClosed)
+}
+
+// Close may be called many times, concurrently; Run after it returns
+// ErrClosed and runs nothing.
+func closeIdempotent(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, nop))
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range errs {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = rt.Close() }()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		p.noErr("concurrent Close", err)
+	}
+	p.noErr("Close again", rt.Close())
+	before := rt.Stats()
+	ran := false
+	p.is("Run after Close", rt.Run(ctx, func(*kc.Job) error { ran = true; return nil }), kc.ErrClosed)
+	p.check(!ran, "Run after Close: got its body run; want nothing run")
+	eq(p, "JobsCreated after a refused Run", rt.Stats().JobsCreated, before.JobsCreated)
+}
+
+// After Close, no goroutine the runtime started is left.
+func noGoroutineLeft(rt *kc.Runtime, p *probe) {
+	base := runtime.NumGoroutine()
+	err := rt.Run(ctx, func(j *kc.Job) error {
+		for range 20 {
+			if _, err := j.Launch(sleeper); !p.noErr("Launch", err) {
+				break
+			}
+		}
+		_, err := j.Launch(sleeper, kc.Detached())
+		p.noErr("Launch Detached()", err)
+		p.is("WithTimeout", j.WithTimeout(time.Millisecond, sleeper), kc.ErrTimeout)
+		d, err := kc.Async(j, func(*kc.Job) (int, error) { return 1, nil })
+		if p.noErr("Async", err) {
+			d.Await(j)
+		}
+		j.OnCancel(func() {})
+		j.Cancel(nil)
+		return nil
+	})
+	p.is("Run of a cancelled root", err, kc.ErrCancelled)
+	p.noErr("Close", rt.Close())
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > base {
+		p.failf("goroutines 2s after Close: got %d; want at most %d, as before the case", n, base)
+	}
+}
