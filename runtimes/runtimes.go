@@ -11,6 +11,7 @@ import (
 
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
+	"github.com/kcbench/kcbench/runtimes/stealing"
 )
 
 // ErrUnknownBackend is matched by the error New returns for an unknown name.
@@ -37,6 +38,13 @@ var (
 
 func init() {
 	Register("goroutine", func() kc.Executor { return goroutine.New() })
+	Register("stealing", func() kc.Executor {
+		e, err := stealing.New() // default options cannot fail
+		if err != nil {
+			panic(err)
+		}
+		return e
+	})
 }
 
 // Register makes a backend available under name: newExecutor is called once

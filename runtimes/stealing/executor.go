@@ -1,0 +1,218 @@
+package stealing
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// Executor is the work-stealing kc.Executor. Create one with New; the zero
+// Executor is not usable (Spawn on it panics with a clear message).
+// Its methods are safe for concurrent use.
+type Executor struct {
+	rings []ring     // one per P at New; immutable slice
+	inj   injector   // the global queue
+	base  int32      // the target number of running workers; immutable
+	cap   int32      // most temporary workers the monitor may add; immutable
+	sched schedState // the counters of the wake protocol
+	quit  chan struct{}
+	idle  chan struct{} // unbuffered: a send succeeds only if an idle worker takes it
+	mon   monitorState
+	wg    sync.WaitGroup // every goroutine started: workers and the monitor
+	once  sync.Once      // closes quit
+}
+
+// schedState holds the counters that Spawn, Park and the workers use to
+// decide whether to wake a worker (the Go runtime's wakep protocol, see
+// worker.go). Each sits on a cache line of its own: running and spinning
+// change with every park and steal, extra only when the monitor acts.
+type schedState struct {
+	// running counts workers that are not idle and not blocked in Park:
+	// searching, spinning or running a task. Incremented by whoever wakes or
+	// starts a worker (on its behalf, before it runs) and by Park on return;
+	// decremented by a worker going idle or retiring and by Park on entry.
+	running atomic.Int32
+	_       [60]byte
+	// spinning counts workers that are spinning: looking for work to steal.
+	// Incremented by a worker that starts to spin or by the waker of a
+	// worker (which is born spinning); decremented when it stops.
+	spinning atomic.Int32
+	_        [60]byte
+	// extra is the number of temporary workers the monitor has granted on
+	// top of base; only the monitor writes it.
+	extra atomic.Int32
+	_     [60]byte
+	// idle counts workers blocked in idleWait; written by them only.
+	idle atomic.Int32
+	// closed is set once by Close before it closes quit.
+	closed atomic.Bool
+}
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	workers, maxExtra int
+}
+
+// Workers sets how many workers run tasks at once (default GOMAXPROCS).
+func Workers(n int) Option { return func(c *config) { c.workers = n } }
+
+// MaxExtra sets how many temporary workers the monitor may add when tasks
+// block where the runtime cannot see it (default 64 + 4 x workers).
+func MaxExtra(n int) Option { return func(c *config) { c.maxExtra = n } }
+
+// ErrBadOption is matched by New's error for an out-of-range option.
+var ErrBadOption = errors.New("stealing: bad option")
+
+// New returns an executor with one ring per P (GOMAXPROCS at the time of
+// the call). It starts no goroutine until the first Spawn; its monitor and
+// workers end at Close.
+func New(opts ...Option) (*Executor, error) {
+	c := config{workers: runtime.GOMAXPROCS(0), maxExtra: -1}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if c.workers < 1 || c.workers > 1<<16 {
+		return nil, fmt.Errorf("%w: Workers(%d): want 1 to 65536", ErrBadOption, c.workers)
+	}
+	if c.maxExtra < 0 {
+		c.maxExtra = 64 + 4*c.workers
+	}
+	if c.maxExtra > 1<<16 {
+		return nil, fmt.Errorf("%w: MaxExtra(%d): want 0 to 65536", ErrBadOption, c.maxExtra)
+	}
+	e := &Executor{
+		rings: make([]ring, runtime.GOMAXPROCS(0)),
+		base:  int32(c.workers),
+		cap:   int32(c.maxExtra),
+		quit:  make(chan struct{}),
+		idle:  make(chan struct{}),
+	}
+	e.mon.init()
+	e.wg.Add(1)
+	go e.monitor()
+	return e, nil
+}
+
+// Name returns "stealing".
+func (*Executor) Name() string { return "stealing" }
+
+// Spawn queues t on the ring of the caller's P: into the LIFO slot, the
+// previous occupant moving to the FIFO (or being dropped if an await already
+// ran it). It wakes a worker if none is spinning and fewer than the target
+// are running. Cost: a pin, a swap, two stores and a few loads.
+func (e *Executor) Spawn(t *kc.Task) {
+	if t == nil {
+		panic("stealing: Spawn(nil)")
+	}
+	if e.quit == nil || e.sched.closed.Load() {
+		panic("stealing: Spawn on a closed or zero Executor")
+	}
+	pid := procPin()
+	if pid < len(e.rings) {
+		r := &e.rings[pid]
+		old := r.putNext(t)
+		if old == nil || stale(old) || r.pushBack(old) {
+			procUnpin()
+			e.wake()
+			return
+		}
+		t = old // the FIFO is full
+	}
+	procUnpin()
+	e.spawnSlow(t)
+}
+
+// spawnSlow queues t on the injector, together with half of the caller's
+// ring if that is full (so that the next 128 spawns find room).
+//
+//go:noinline
+func (e *Executor) spawnSlow(t *kc.Task) {
+	var batch [ringSize / 2]*kc.Task
+	n := 0
+	pid := procPin()
+	if pid < len(e.rings) {
+		r := &e.rings[pid]
+		if r.pushBack(t) { // we moved to a P with room
+			procUnpin()
+			e.wake()
+			return
+		}
+		n = r.grabHalf(batch[:])
+	}
+	procUnpin()
+	e.inj.push(batch[:n], t)
+	e.wake()
+}
+
+// Park blocks the caller until Unpark(p). A worker that parks gives up its
+// running slot first, and wakes another worker if work is queued, so the
+// number of running workers stays at the target (compensation). When it is
+// unparked it takes a slot again, possibly going over the target until its
+// task ends (see worker.retire).
+func (e *Executor) Park(p *kc.Parker) {
+	if p == nil {
+		panic("stealing: Park(nil)")
+	}
+	if !p.Worker() {
+		p.Wait()
+		return
+	}
+	e.sched.running.Add(-1)
+	if e.anyWork() {
+		e.wake()
+	}
+	p.Wait()
+	e.sched.running.Add(1)
+}
+
+// Unpark wakes the goroutine blocked in Park(p).
+func (*Executor) Unpark(p *kc.Parker) {
+	if p == nil {
+		panic("stealing: Unpark(nil)")
+	}
+	p.Signal()
+}
+
+// AfterFunc is time.AfterFunc.
+func (*Executor) AfterFunc(d time.Duration, f func()) kc.Timer { return time.AfterFunc(d, f) }
+
+// Close stops the workers and the monitor and waits for every goroutine the
+// executor started to return. The core calls it once every job is terminal,
+// so the queues hold only stale entries by then. Idempotent.
+func (e *Executor) Close() error {
+	if e.quit == nil {
+		return nil
+	}
+	e.once.Do(func() {
+		e.sched.closed.Store(true)
+		close(e.quit)
+	})
+	e.wg.Wait()
+	return nil
+}
+
+// anyWork reports whether some ring or the injector holds a runnable task
+// (stale LIFO entries do not count). It reads every ring: O(Ps).
+func (e *Executor) anyWork() bool {
+	if !e.inj.empty() {
+		return true
+	}
+	for i := range e.rings {
+		if !e.rings[i].empty() {
+			return true
+		}
+	}
+	return false
+}
+
+// limit is the number of running workers to aim for.
+func (e *Executor) limit() int32 { return e.base + e.sched.extra.Load() }

@@ -1,0 +1,114 @@
+package stealing
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+const (
+	// stallAfter is how long queued work may sit without any worker taking
+	// from its queue before the monitor adds a temporary worker (spec 05
+	// SCALE_INTERVAL: also the monitor's tick, so at most one worker is
+	// added per stallAfter).
+	stallAfter = 500 * time.Microsecond
+	// calmTicks is how many ticks in a row without a stall the monitor waits
+	// before it takes back one temporary worker (TEMP_IDLE_TIMEOUT).
+	calmTicks = 4
+)
+
+// monitorState is the part of the executor the monitor goroutine and its
+// wakers share.
+type monitorState struct {
+	// asleep is true while the monitor is blocked waiting for work to exist.
+	// The monitor stores true and then checks the queues; a spawner stores
+	// its task and then loads asleep (seq-cst both, a Dekker pair), so
+	// either the monitor sees the task or the spawner sees asleep and wakes
+	// it. The spawner's load is the only cost the monitor adds to Spawn.
+	asleep atomic.Bool
+	kick   chan struct{} // capacity 1: a wake-up that is never lost, at most one pending
+}
+
+func (m *monitorState) init() { m.kick = make(chan struct{}, 1) }
+
+// wake wakes the sleeping monitor (the first caller after it fell asleep).
+func (m *monitorState) wake() {
+	if m.asleep.CompareAndSwap(true, false) {
+		select {
+		case m.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// monitor is spec 05's sysmon reduced to horizontal scaling. While work is
+// queued it ticks every stallAfter; when some queue (a ring or the injector)
+// held runnable work at two ticks in a row and nothing left it in between,
+// the workers are all stuck (in a body blocked on something the runtime
+// cannot see: a Go channel, a mutex, a syscall), so it grants one temporary
+// worker, up to cap. After calmTicks ticks without a stall it takes one
+// back; the worker that runs over the target then retires after its task.
+// With nothing queued it sleeps until a spawn wakes it, so an idle executor
+// costs no CPU.
+func (e *Executor) monitor() {
+	defer e.wg.Done()
+	m := &e.mon
+	last := make([]uint32, len(e.rings)+1) // progress signatures at the last tick
+	busy := make([]bool, len(e.rings)+1)   // runnable work seen at the last tick
+	tick := time.NewTimer(stallAfter)
+	defer tick.Stop()
+	calm := 0
+	for {
+		if !e.anyWork() {
+			e.sched.extra.Store(0) // nothing queued: temporaries retire after their tasks
+			m.asleep.Store(true)
+			if !e.anyWork() {
+				select {
+				case <-m.kick:
+				case <-e.quit:
+					return
+				}
+			}
+			m.asleep.Store(false)
+			clear(busy)
+		}
+		tick.Reset(stallAfter)
+		select {
+		case <-tick.C:
+		case <-e.quit:
+			return
+		}
+		stalled := false
+		for i := range len(e.rings) + 1 {
+			var sig uint32
+			var work bool
+			if i < len(e.rings) {
+				sig, work = e.rings[i].progress(), !e.rings[i].empty()
+			} else {
+				sig, work = e.inj.pops.Load(), !e.inj.empty()
+			}
+			if work && busy[i] && sig == last[i] {
+				stalled = true
+			}
+			last[i], busy[i] = sig, work
+		}
+		switch {
+		case stalled && e.sched.extra.Load() < e.cap:
+			calm = 0
+			e.sched.extra.Add(1)
+			e.forceWake()
+		case !stalled:
+			if calm++; calm >= calmTicks && e.sched.extra.Load() > 0 {
+				calm = 0
+				e.sched.extra.Add(-1)
+			}
+		}
+	}
+}
+
+// forceWake starts or wakes a spinning worker even if one is spinning: the
+// monitor saw that the spinners (if any) are not getting at the work.
+func (e *Executor) forceWake() {
+	e.sched.running.Add(1)
+	e.sched.spinning.Add(1)
+	e.startSpinner()
+}

@@ -1,0 +1,181 @@
+package stealing
+
+import (
+	"sync/atomic"
+	_ "unsafe" // for go:linkname
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// procPin disables preemption of the calling goroutine and returns the id
+// of the P (the scheduler's processor slot) it is running on; procUnpin
+// undoes it. Between the two, no other goroutine can run on that P, so the
+// pinned goroutine is the only owner of the ring with that index. Both are
+// kept linkname-accessible by the runtime on purpose (go.dev/issue/67401;
+// sync.Pool's poolLocal relies on the same pair). A pinned section must
+// not block, allocate, or take a lock that can park: everything between
+// procPin and procUnpin in this package is a bounded number of atomic
+// operations. Cost: about 1 ns each.
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
+const (
+	ringSize = 256 // power of two
+	ringMask = ringSize - 1
+)
+
+// ring is the run queue of one P: a bounded FIFO circular buffer plus a
+// one-entry LIFO slot (next), like the Go runtime's p.runq and p.runnext.
+//
+// Ownership: the owner of ring i is whichever goroutine is pinned to P i.
+// Only the owner writes slots and tail, and only the owner puts a task into
+// next. Anyone (the owner or a thief) takes tasks: from the FIFO by a CAS on
+// head, from next by a CAS (or the owner's Swap) to nil. Every field is
+// accessed atomically; Go's atomics are sequentially consistent, which gives
+// the release/acquire pairs the protocol needs (the owner's slot store is
+// ordered before its tail store, so a thief that loads tail sees the slot;
+// a successful head CAS orders the thief's slot loads before the owner can
+// reuse those slots).
+//
+// The zero ring is empty and ready to use. Cost: push 2 atomic stores, pop
+// one CAS, stealing half of n tasks n loads, n stores and one CAS.
+type ring struct {
+	head atomic.Uint32 // index of the oldest entry; advanced by CAS (owner pop, thieves)
+	tail atomic.Uint32 // one past the newest entry; stored only by the owner
+	// takes counts tasks taken out of next (by the owner or thieves). With
+	// head it is the ring's progress signature for the monitor.
+	takes atomic.Uint32
+	_     [64 - 12]byte
+
+	// next is the LIFO slot: the task most recently spawned on this P, run
+	// before the FIFO. It sits on a cache line of its own so that thieves
+	// polling head and tail do not disturb the owner's spawn/claim cycle.
+	next atomic.Pointer[kc.Task]
+	_    [64 - 8]byte
+
+	slots [ringSize]atomic.Pointer[kc.Task]
+}
+
+// putNext puts t in the LIFO slot and returns what was there (nil if empty).
+// Owner only.
+func (r *ring) putNext(t *kc.Task) *kc.Task { return r.next.Swap(t) }
+
+// pushBack appends t to the FIFO; false if it is full. Owner only.
+func (r *ring) pushBack(t *kc.Task) bool {
+	h := r.head.Load()
+	tl := r.tail.Load()
+	if tl-h >= ringSize {
+		return false
+	}
+	r.slots[tl&ringMask].Store(t)
+	r.tail.Store(tl + 1) // publishes the slot to thieves
+	return true
+}
+
+// pop takes the LIFO slot, else the oldest FIFO entry; nil if both are
+// empty. Owner only (a thief uses stealInto, takeFIFO or takeNext).
+func (r *ring) pop() *kc.Task {
+	if r.next.Load() != nil {
+		if t := r.next.Swap(nil); t != nil {
+			r.takes.Add(1)
+			return t
+		}
+	}
+	return r.takeFIFO()
+}
+
+// takeFIFO takes the oldest FIFO entry; nil if the FIFO is empty. Anyone.
+func (r *ring) takeFIFO() *kc.Task {
+	for {
+		h := r.head.Load()
+		if h == r.tail.Load() {
+			return nil
+		}
+		t := r.slots[h&ringMask].Load()
+		if r.head.CompareAndSwap(h, h+1) { // commits the take against other takers
+			return t
+		}
+	}
+}
+
+// takeNext takes the LIFO slot if it still holds t. Anyone.
+func (r *ring) takeNext(t *kc.Task) bool {
+	if t == nil || !r.next.CompareAndSwap(t, nil) {
+		return false
+	}
+	r.takes.Add(1)
+	return true
+}
+
+// grabHalf moves the older half of the FIFO (rounded up) into batch and
+// returns how many it moved. Owner only: it makes room when the FIFO is full.
+func (r *ring) grabHalf(batch []*kc.Task) int {
+	for {
+		h := r.head.Load()
+		n := r.tail.Load() - h
+		n -= n / 2
+		if int(n) > len(batch) {
+			n = uint32(len(batch))
+		}
+		for i := range n {
+			batch[i] = r.slots[(h+i)&ringMask].Load()
+		}
+		if r.head.CompareAndSwap(h, h+n) {
+			return int(n)
+		}
+	}
+}
+
+// stealInto moves half of v's FIFO (rounded up) into r, which must be
+// empty, and returns one of the moved tasks for the caller to run; nil if
+// v's FIFO is empty. The caller must own r (be pinned to its P); v is any
+// other ring. The LIFO slot is not stolen here (see Executor.spin).
+func (r *ring) stealInto(v *ring) *kc.Task {
+	tl := r.tail.Load()
+	for {
+		h := v.head.Load()
+		n := v.tail.Load() - h
+		n -= n / 2
+		if n == 0 {
+			return nil
+		}
+		if n > ringSize/2 { // h and tail read at different moments: retry
+			continue
+		}
+		// Copy into our unpublished slots [tl, tl+n): our FIFO is empty and
+		// only its owner (us) writes past tail, so nobody reads them yet.
+		for i := range n {
+			r.slots[(tl+i)&ringMask].Store(v.slots[(h+i)&ringMask].Load())
+		}
+		if v.head.CompareAndSwap(h, h+n) { // commits the steal
+			n--
+			t := r.slots[(tl+n)&ringMask].Load()
+			if n > 0 {
+				r.tail.Store(tl + n) // publishes the rest
+			}
+			return t
+		}
+	}
+}
+
+// empty reports whether r holds no runnable task. A task in the LIFO slot
+// that has already finished (its Await ran it inline) does not count: it is
+// a stale entry whose Run would return at once.
+func (r *ring) empty() bool {
+	if r.tail.Load() != r.head.Load() {
+		return false
+	}
+	t := r.next.Load()
+	return t == nil || t.Job().State().Terminal()
+}
+
+// progress is a number that changes whenever a task leaves r.
+func (r *ring) progress() uint32 { return r.head.Load() + r.takes.Load() }
+
+// stale reports whether t's body already ran (it was claimed inline by an
+// await): dropping such a queue entry loses nothing.
+func stale(t *kc.Task) bool { return t.Job().State().Terminal() }

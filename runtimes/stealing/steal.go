@@ -1,0 +1,130 @@
+package stealing
+
+import (
+	"runtime"
+	"sync/atomic"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// spin looks for work outside the worker's own ring for up to spinRounds
+// rounds, yielding the P between rounds: it steals half of another ring's
+// FIFO, or takes from the injector. In the last round it also takes a LIFO
+// slot whose occupant did not change across a Gosched: such a task is not
+// about to be run inline by its spawner's await, and its owner is probably
+// blocked (the Go runtime waits 3 us before stealing runnext, for the same
+// reason). Pinned sections here are bounded: one ring scan and one copy of
+// at most ringSize/2 entries.
+func (e *Executor) spin(w *worker) *kc.Task {
+	n := len(e.rings)
+	for round := range spinRounds {
+		if e.sched.closed.Load() {
+			return nil
+		}
+		w.rnd ^= w.rnd << 13
+		w.rnd ^= w.rnd >> 17
+		w.rnd ^= w.rnd << 5
+		start := int(w.rnd % uint32(n))
+		pid := procPin()
+		for i := range n {
+			v := &e.rings[(start+i)%n]
+			var t *kc.Task
+			switch {
+			case pid >= n:
+				t = v.takeFIFO()
+			case v == &e.rings[pid]:
+				t = v.pop() // our own: something arrived since we looked
+			default:
+				t = e.rings[pid].stealInto(v)
+			}
+			if t != nil {
+				procUnpin()
+				return t
+			}
+		}
+		procUnpin()
+		if t := e.fromInjector(); t != nil {
+			return t
+		}
+		if round == spinRounds-1 {
+			return e.stealNext()
+		}
+		runtime.Gosched()
+	}
+	return nil
+}
+
+// stealNext takes a LIFO slot that holds the same runnable task before and
+// after a Gosched.
+func (e *Executor) stealNext() *kc.Task {
+	var seen [8]*kc.Task
+	m := min(len(e.rings), len(seen))
+	found := false
+	for i := range m {
+		if t := e.rings[i].next.Load(); t != nil && !stale(t) {
+			seen[i], found = t, true
+		}
+	}
+	if !found {
+		return nil
+	}
+	runtime.Gosched()
+	for i := range m {
+		if e.rings[i].takeNext(seen[i]) {
+			return seen[i]
+		}
+	}
+	return nil
+}
+
+// stopSpinning ends the worker's spin, if it was spinning. If it was the last
+// spinner and work is left, it wakes another worker: spawners that saw it
+// spinning did not (Go's resetspinning).
+func (e *Executor) stopSpinning(w *worker) {
+	w.state = wsRunning
+	if !w.spinning {
+		return
+	}
+	w.spinning = false
+	if e.sched.spinning.Add(-1) == 0 && e.anyWork() {
+		e.wake()
+	}
+}
+
+// exit releases the worker's counts for good.
+func (e *Executor) exit(w *worker) {
+	if w.spinning {
+		w.spinning = false
+		e.sched.spinning.Add(-1)
+	}
+	e.sched.running.Add(-1)
+	w.state = wsExited
+}
+
+// idleWait blocks an idle worker, whose counts are already released, until a
+// waker hands it a running, spinning slot (true) or Close (false). It keeps
+// at most base workers idle: one more exits at once (false), which is how
+// the goroutines started to compensate for blocked ones retire.
+func (e *Executor) idleWait(w *worker) bool {
+	w.state = wsIdle
+	if e.sched.idle.Add(1) > e.base {
+		e.sched.idle.Add(-1)
+		w.state = wsExited
+		return false
+	}
+	select {
+	case <-e.idle:
+		e.sched.idle.Add(-1)
+		w.state, w.spinning = wsSpinning, true
+		return true
+	case <-e.quit:
+		e.sched.idle.Add(-1)
+		w.state = wsExited
+		return false
+	}
+}
+
+var seed atomic.Uint32
+
+// fastSeed returns a distinct non-zero seed for a worker's victim order.
+func fastSeed() uint32 { return seed.Add(0x9e3779b9) | 1 }

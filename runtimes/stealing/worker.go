@@ -1,0 +1,220 @@
+package stealing
+
+import "github.com/kcbench/kcbench/runtimes/kc"
+
+// workerState is where a worker is in its loop. Only the worker's own
+// goroutine reads or writes it (it documents the loop and lets the loop
+// assert its own transitions); the shared view is the counters in
+// schedState.
+type workerState uint8
+
+const (
+	// wsSearching: looking at its P's ring and the injector. Counted in
+	// running. Next: wsRunning, wsSpinning, wsIdle, wsExited.
+	wsSearching workerState = iota
+	// wsSpinning: looking for a ring to steal from. Counted in running and
+	// spinning; a worker woken by wake starts here. Next: wsRunning (found
+	// work), wsIdle (gave up), wsExited (Close).
+	wsSpinning
+	// wsRunning: inside Task.Run. Counted in running, except while the task
+	// is blocked in Park (which releases the slot). Next: wsSearching, or
+	// wsIdle when it retires because running is over the target.
+	wsRunning
+	// wsIdle: blocked on the idle channel, counted nowhere. Next: wsSpinning
+	// (a waker handed it a slot), wsExited (Close).
+	wsIdle
+	// wsExited: the goroutine has returned, or is returning. Terminal.
+	wsExited
+)
+
+const (
+	injectEvery = 61 // a worker checks the injector first on every 61st task (fairness)
+	spinRounds  = 48 // steal attempts, with a Gosched between them, before going idle
+)
+
+// worker is the loop state of one worker goroutine. It is local to that
+// goroutine: no other goroutine ever sees it.
+type worker struct {
+	state    workerState
+	spinning bool   // counted in schedState.spinning
+	ticks    uint32 // tasks found, for the injector fairness check
+	rnd      uint32 // xorshift state for the victim order
+}
+
+// wake starts or wakes a spinning worker if no worker is spinning and fewer
+// than the target are running (Go's wakep). Called after publishing work.
+// The checks are a Dekker pair with a worker going idle: the publisher
+// stores the work and then loads the counters; the worker decrements the
+// counters and then loads the queues (seq-cst both), so at least one of them
+// sees the other. A spinner that finds work and was the last one calls wake
+// again, so a burst of spawns that skipped waking (because it saw a spinner)
+// still ramps the workers up one by one.
+func (e *Executor) wake() {
+	if e.mon.asleep.Load() {
+		e.mon.wake()
+	}
+	s := &e.sched
+	if s.spinning.Load() != 0 || s.running.Load() >= e.limit() {
+		return
+	}
+	if !s.spinning.CompareAndSwap(0, 1) {
+		return // someone else is waking a spinner
+	}
+	if s.running.Add(1) > e.limit() {
+		s.running.Add(-1)
+		s.spinning.Add(-1)
+		return
+	}
+	e.startSpinner()
+}
+
+// startSpinner hands a running, spinning slot (already counted by the
+// caller) to an idle worker, or to a new goroutine if none is idle.
+func (e *Executor) startSpinner() {
+	select {
+	case e.idle <- struct{}{}:
+		return
+	default:
+	}
+	if e.sched.closed.Load() {
+		e.sched.running.Add(-1)
+		e.sched.spinning.Add(-1)
+		return
+	}
+	e.wg.Add(1) // the caller is counted in wg, or Close has not begun
+	go e.work()
+}
+
+// work is a worker goroutine, born spinning with its slot counted.
+func (e *Executor) work() {
+	defer e.wg.Done()
+	w := &worker{state: wsSpinning, spinning: true, rnd: uint32(fastSeed())}
+	clean := false
+	defer func() {
+		if !clean { // a body called runtime.Goexit: give the slot back
+			w.state = wsExited
+			e.sched.running.Add(-1)
+			if e.anyWork() {
+				e.wake()
+			}
+		}
+	}()
+	for {
+		t := e.findWork(w)
+		if t == nil {
+			clean = true
+			return
+		}
+		w.state = wsRunning
+		t.Run()
+		w.state = wsSearching
+		if e.sched.running.Load() > e.limit() && e.retire() && !e.idleWait(w) {
+			clean = true
+			return
+		}
+	}
+}
+
+// retire gives up the caller's running slot if running is over the target;
+// it reports whether it did.
+func (e *Executor) retire() bool {
+	for {
+		r := e.sched.running.Load()
+		if r <= e.limit() {
+			return false
+		}
+		if e.sched.running.CompareAndSwap(r, r-1) {
+			return true
+		}
+	}
+}
+
+// findWork returns the next task to run, going idle as long as there is
+// none; nil once the executor is closed and the worker should exit.
+func (e *Executor) findWork(w *worker) *kc.Task {
+	for {
+		if t := e.findLocal(w); t != nil {
+			e.stopSpinning(w)
+			return t
+		}
+		if e.sched.closed.Load() {
+			e.exit(w)
+			return nil
+		}
+		if !w.spinning && 2*e.sched.spinning.Load() < e.sched.running.Load() {
+			w.spinning = true // at most half of the running workers spin
+			e.sched.spinning.Add(1)
+		}
+		if w.spinning {
+			w.state = wsSpinning
+			if t := e.spin(w); t != nil {
+				e.stopSpinning(w)
+				return t
+			}
+		}
+		// Go idle: drop the counts, then look once more (the Dekker check
+		// against wake), then block.
+		if w.spinning {
+			w.spinning = false
+			e.sched.spinning.Add(-1)
+		}
+		e.sched.running.Add(-1)
+		if e.anyWork() && !e.sched.closed.Load() {
+			e.sched.running.Add(1)
+			w.state = wsSearching
+			continue
+		}
+		if !e.idleWait(w) {
+			return nil
+		}
+	}
+}
+
+// findLocal checks the injector (first on every injectEvery-th task), then
+// the ring of the P the worker runs on.
+func (e *Executor) findLocal(w *worker) *kc.Task {
+	w.ticks++
+	if w.ticks%injectEvery == 0 {
+		if t := e.fromInjector(); t != nil {
+			return t
+		}
+	}
+	pid := procPin()
+	if pid < len(e.rings) {
+		if t := e.rings[pid].pop(); t != nil {
+			procUnpin()
+			return t
+		}
+	}
+	procUnpin()
+	return e.fromInjector()
+}
+
+// fromInjector takes a share of the injector: one task to return, the rest
+// into the ring of the caller's P (or back to the injector if that ring is
+// not empty any more, which only happens if the goroutine changed P).
+func (e *Executor) fromInjector() *kc.Task {
+	if e.inj.empty() {
+		return nil
+	}
+	var batch [ringSize / 2]*kc.Task
+	n := e.inj.pop(batch[:], int(e.limit()))
+	if n == 0 {
+		return nil
+	}
+	i := 1
+	pid := procPin()
+	if pid < len(e.rings) {
+		r := &e.rings[pid]
+		for ; i < n && r.pushBack(batch[i]); i++ {
+		}
+	}
+	procUnpin()
+	if i < n {
+		e.inj.push(batch[i:n], nil)
+	}
+	if n > 1 {
+		e.wake() // there is more work than this worker
+	}
+	return batch[0]
+}
