@@ -46,9 +46,11 @@ func (d *Deferred[T]) Await(w *Job) (T, error) {
 		if err := d.job.join(w); err != nil {
 			return zero, err
 		}
-		if d.job.State() == Completed {
-			return d.val, nil
-		}
+	}
+	// Read the state again: the job may have completed since the first
+	// load (on another goroutine), and a Completed job's Result is nil.
+	if d.job.State() == Completed {
+		return d.val, nil
 	}
 	return zero, d.job.result()
 }
