@@ -136,6 +136,9 @@ func (r *ring) grabHalf(batch []*kc.Task) int {
 // other ring. The LIFO slot is not stolen here (see Executor.spin).
 func (r *ring) stealInto(v *ring) *kc.Task {
 	tl := r.tail.Load()
+	if r.head.Load() != tl {
+		panic("stealing: stealInto a non-empty ring")
+	}
 	for {
 		h := v.head.Load()
 		n := v.tail.Load() - h

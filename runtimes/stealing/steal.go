@@ -26,16 +26,24 @@ func (e *Executor) spin(w *worker) *kc.Task {
 		w.rnd ^= w.rnd << 5
 		start := int(w.rnd % uint32(n))
 		pid := procPin()
+		var own *ring
+		if pid < n {
+			own = &e.rings[pid]
+			// stealInto needs our FIFO empty; something may have arrived
+			// on this P since findLocal looked (or we changed P).
+			if t := own.pop(); t != nil {
+				procUnpin()
+				return t
+			}
+		}
 		for i := range n {
 			v := &e.rings[(start+i)%n]
 			var t *kc.Task
 			switch {
-			case pid >= n:
+			case own == nil:
 				t = v.takeFIFO()
-			case v == &e.rings[pid]:
-				t = v.pop() // our own: something arrived since we looked
-			default:
-				t = e.rings[pid].stealInto(v)
+			case v != own:
+				t = own.stealInto(v)
 			}
 			if t != nil {
 				procUnpin()
