@@ -1,0 +1,218 @@
+package stealing_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kcbench/kcbench/conformance"
+	"github.com/kcbench/kcbench/runtimes/kc"
+	"github.com/kcbench/kcbench/runtimes/stealing"
+)
+
+// watchdog fails the test instead of hanging it if f takes more than 20s.
+func watchdog(t *testing.T, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		buf := make([]byte, 1<<20)
+		t.Fatalf("hung; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func newRuntime(t *testing.T, opts ...stealing.Option) *kc.Runtime {
+	t.Helper()
+	ex, err := stealing.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kc.New(ex)
+}
+
+// noLeak checks that no goroutine started after it was called outlives the
+// test body (which must close every runtime it made).
+func noLeak(t *testing.T) {
+	base := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > base {
+			buf := make([]byte, 1<<20)
+			t.Errorf("%d goroutines after Close; want at most %d:\n%s", n, base, buf[:runtime.Stack(buf, true)])
+		}
+	})
+}
+
+func TestBadInput(t *testing.T) {
+	for _, o := range []stealing.Option{stealing.Workers(0), stealing.Workers(-3), stealing.MaxExtra(1 << 20)} {
+		if _, err := stealing.New(o); !errors.Is(err, stealing.ErrBadOption) {
+			t.Errorf("New with a bad option: got %v; want ErrBadOption", err)
+		}
+	}
+	ex, err := stealing.New(nil) // a nil option is ignored
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPanic(t, "Spawn(nil)", func() { ex.Spawn(nil) })
+	mustPanic(t, "Park(nil)", func() { ex.Park(nil) })
+	ex.Close()
+	ex.Close() // idempotent
+	mustPanic(t, "Spawn after Close", func() { ex.Spawn(new(kc.Task)) })
+	var zero stealing.Executor
+	mustPanic(t, "Spawn on the zero Executor", func() { zero.Spawn(new(kc.Task)) })
+	if err := zero.Close(); err != nil {
+		t.Errorf("Close of the zero Executor: %v", err)
+	}
+}
+
+func mustPanic(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Errorf("%s: no panic", what)
+		}
+	}()
+	f()
+}
+
+// A body blocks on a Go channel that only its child will send on, with one
+// worker: only the monitor's temporary worker can run the child.
+func TestMonitorRescuesGoChannel(t *testing.T) {
+	noLeak(t)
+	rt := newRuntime(t, stealing.Workers(1))
+	defer rt.Close()
+	watchdog(t, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			for range 20 {
+				ch := make(chan int)
+				if _, err := j.Launch(func(*kc.Job) error { ch <- 1; return nil }); err != nil {
+					return err
+				}
+				<-ch // invisible to the runtime
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// Workers go idle between bursts spawned from inside and from outside the
+// runtime; a lost wakeup would leave a burst unrun and hang the test.
+func TestNoLostWakeup(t *testing.T) {
+	noLeak(t)
+	rt := newRuntime(t)
+	defer rt.Close()
+	watchdog(t, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			for round := range 2000 {
+				nur, err := j.Open()
+				if err != nil {
+					return err
+				}
+				var wg sync.WaitGroup
+				for range round%5 + 1 {
+					wg.Go(func() { // a spawn from outside any worker
+						if _, err := nur.Launch(func(*kc.Job) error { return nil }); err != nil {
+							t.Error(err)
+						}
+					})
+				}
+				for range round % 3 {
+					if _, err := nur.Launch(func(*kc.Job) error { return nil }); err != nil {
+						return err
+					}
+				}
+				wg.Wait()
+				if err := nur.AwaitAll(j); err != nil {
+					return err
+				}
+				if round%100 == 0 {
+					time.Sleep(100 * time.Microsecond) // let every worker go idle
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// Many bodies wait for each other through the runtime (Join of siblings)
+// and many more block where it cannot see (a barrier): compensation and
+// the monitor must keep it going, and every goroutine must end at Close.
+func TestBlockingMix(t *testing.T) {
+	noLeak(t)
+	rt := newRuntime(t, stealing.Workers(2))
+	watchdog(t, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			const n = 16
+			var barrier sync.WaitGroup
+			barrier.Add(n)
+			return j.Scope(func(s *kc.Job) error {
+				var prev *kc.Job
+				for range n {
+					p := prev
+					c, err := s.Launch(func(c *kc.Job) error {
+						barrier.Done()
+						barrier.Wait()
+						if p != nil {
+							return p.Join(c)
+						}
+						return nil
+					})
+					if err != nil {
+						return err
+					}
+					prev = c
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		if err := rt.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// The whole suite at GOMAXPROCS=1, and with GOMAXPROCS raised past the
+// number of rings the executor was made with (spawns from the new Ps go
+// through the injector).
+func TestConformanceGOMAXPROCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct {
+		name      string
+		new, runs int
+	}{{"1", 1, 1}, {"grown", 1, 4}, {"shrunk", 4, 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			runtime.GOMAXPROCS(tc.new)
+			newRT := func() (*kc.Runtime, error) {
+				ex, err := stealing.New()
+				if err != nil {
+					return nil, err
+				}
+				runtime.GOMAXPROCS(tc.runs)
+				return kc.New(ex), nil
+			}
+			if err := conformance.Test(newRT); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
