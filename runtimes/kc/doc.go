@@ -111,6 +111,6 @@
 // allocates one cancellation error, shared by every job the walk reaches. Launch allocates the job
 // and nothing else; Async allocates one Deferred that embeds its job. Await
 // of a finished deferred is one atomic load. Counters are striped over cache
-// lines by job address. With no Tracer installed, each trace point costs a
+// lines by P (the counting goroutine's processor slot). With no Tracer installed, each trace point costs a
 // nil check.
 package kc

@@ -2,7 +2,7 @@ package kc
 
 import (
 	"sync/atomic"
-	"unsafe"
+	_ "unsafe" // for go:linkname
 )
 
 // Stats holds the spec 01 counters. Each counts its event exactly once:
@@ -37,10 +37,12 @@ const (
 
 const numStripes = 8 // power of two
 
-// stripe is one cache line of counters. Counters are striped by the address
-// of the job an event concerns, so that workers creating and finishing
-// different jobs rarely write the same line. Counters are diagnostics: they
-// use atomic adds only for exactness, never for ordering.
+// stripe is one cache line of counters. Counters are striped by the P (the
+// Go scheduler's processor slot) the counting goroutine runs on, so a job
+// created on one core and finished on another does not drag a counter line
+// between them; with GOMAXPROCS <= numStripes no two Ps share a line.
+// Counters are diagnostics: they use atomic adds only for exactness (two Ps
+// may share a stripe, and snapshot reads concurrently), never for ordering.
 type stripe struct {
 	c [numCounters]atomic.Uint64
 	_ [64 - numCounters*8]byte
@@ -48,9 +50,21 @@ type stripe struct {
 
 type counters [numStripes]stripe
 
-func (cs *counters) add(j *Job, c counter) {
-	p := uintptr(unsafe.Pointer(j))
-	cs[(p>>7^p>>11)&(numStripes-1)].c[c].Add(1)
+// procPin and procUnpin are the runtime's, kept linkname-accessible on
+// purpose (go.dev/issue/67401; sync.Pool uses them): pinned, the goroutine
+// stays on its P, so the stripe it picked is its own P's for the add.
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
+// add counts one event c. The job it concerns is unused since the stripes
+// are per P; it stays in the signature to document what is counted.
+func (cs *counters) add(_ *Job, c counter) {
+	cs[procPin()&(numStripes-1)].c[c].Add(1)
+	procUnpin()
 }
 
 func (cs *counters) snapshot() Stats {
