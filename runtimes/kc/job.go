@@ -41,6 +41,9 @@ const (
 // Size: 128 bytes on 64-bit platforms (spec 01 4.20 asks <= 128); everything
 // rarely needed lives in the lazily allocated jobExtra.
 type Job struct {
+	// First cache line: what running and finishing a child touches (the
+	// fast path), so that a worker finishing a job created on another core
+	// misses on one line of it, and on one line of the sibling it unlinks.
 	rt     *Runtime   // immutable
 	parent *Job       // immutable; nil for a root
 	body   bodyRunner // immutable; nil for a nursery made by Open
@@ -54,6 +57,9 @@ type Job struct {
 	state atomic.Uint32
 	flags jobFlags // immutable
 
+	prev, next *Job // siblings; under parent.mu
+
+	// Second cache line: what the job touches as a parent.
 	mu sync.Mutex // protects the fields below, and the prev/next links of this job's children
 
 	// children counts what keeps the job from becoming terminal besides its
@@ -62,8 +68,7 @@ type Job struct {
 	children int32
 	shield   int32 // Shield nesting depth; bitShield mirrors shield > 0
 
-	head       *Job // first child; under mu
-	prev, next *Job // siblings; under parent.mu
+	head *Job // first child; under mu
 
 	waiters *waiter      // blocking waits on this job, newest first
 	hooks   *cancelNode  // OnCancel callbacks and cancellable waits to fire on cancel
