@@ -45,28 +45,42 @@ func (q *injector) push(batch []*kc.Task, t *kc.Task) {
 	q.mu.Unlock()
 }
 
-// pop removes up to len(batch) tasks into batch, oldest first, and returns
-// how many. It takes at most a share of the queue (a 1/nworkers part, like
-// the Go runtime's globrunqget) so that one worker does not hoard it.
-func (q *injector) pop(batch []*kc.Task, nworkers int) int {
+// pop removes the oldest task and returns it, moving up to a share of the
+// rest (a 1/nworkers part, at most ringSize/2, like the Go runtime's
+// globrunqget) into the ring of the caller's P, if that is one of rings. It
+// reports how many tasks it took in all (0: the queue was empty). The ring
+// is filled while pinned and holding mu: the pinned section only pushes.
+func (q *injector) pop(rings []ring, nworkers int) (*kc.Task, int) {
 	if q.n.Load() == 0 {
-		return 0
+		return nil, 0
 	}
 	q.mu.Lock()
 	avail := len(q.q) - q.h
-	n := min(avail/max(nworkers, 1)+1, avail, len(batch))
-	copy(batch, q.q[q.h:q.h+n])
-	clear(q.q[q.h : q.h+n])
-	q.h += n
+	if avail == 0 {
+		q.mu.Unlock()
+		return nil, 0
+	}
+	share := min(avail/max(nworkers, 1)+1, avail, ringSize/2)
+	t := q.q[q.h]
+	q.q[q.h] = nil
+	q.h++
+	took := 1
+	if pid := procPin(); pid < len(rings) {
+		r := &rings[pid]
+		for took < share && r.pushBack(q.q[q.h]) {
+			q.q[q.h] = nil
+			q.h++
+			took++
+		}
+	}
+	procUnpin()
 	if q.h == len(q.q) {
 		q.q, q.h = q.q[:0], 0
 	}
 	q.n.Store(int64(len(q.q) - q.h))
-	if n > 0 {
-		q.pops.Add(1)
-	}
+	q.pops.Add(1)
 	q.mu.Unlock()
-	return n
+	return t, took
 }
 
 // empty reports whether no task is queued (a lock-free hint).

@@ -107,15 +107,19 @@ func TestInjectorFIFO(t *testing.T) {
 	for i := 0; i < len(ts); i += 10 {
 		q.push(ts[i:i+9], ts[i+9])
 	}
-	var batch [ringSize / 2]*kc.Task
+	rings := make([]ring, 1) // the share moves into a ring we drain
 	next := 0
+	check := func(x *kc.Task) {
+		if x != ts[next] {
+			t.Fatalf("injector pop: got task out of order at %d", next)
+		}
+		next++
+	}
 	for !q.empty() {
-		n := q.pop(batch[:], 2)
-		for _, x := range batch[:n] {
-			if x != ts[next] {
-				t.Fatalf("injector pop: got task out of order at %d", next)
-			}
-			next++
+		x, n := q.pop(rings, 2)
+		check(x)
+		for i := 1; i < n; i++ {
+			check(rings[0].pop())
 		}
 	}
 	if next != len(ts) {

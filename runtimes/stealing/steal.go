@@ -115,6 +115,12 @@ func (e *Executor) exit(w *worker) {
 // the goroutines started to compensate for blocked ones retire.
 func (e *Executor) idleWait(w *worker) bool {
 	w.state = wsIdle
+	// The load keeps a burst of retiring workers (after a mass wake-up of
+	// parked tasks) from all writing the counter only to undo it.
+	if e.sched.idle.Load() >= e.base {
+		w.state = wsExited
+		return false
+	}
 	if e.sched.idle.Add(1) > e.base {
 		e.sched.idle.Add(-1)
 		w.state = wsExited

@@ -116,17 +116,15 @@ func (e *Executor) work() {
 }
 
 // retire gives up the caller's running slot if running is over the target;
-// it reports whether it did.
+// it reports whether it did. One atomic add in the common case (a burst of
+// tasks returning from Park, each over the target); if concurrent retirers
+// took running below the target, it takes its slot back.
 func (e *Executor) retire() bool {
-	for {
-		r := e.sched.running.Load()
-		if r <= e.limit() {
-			return false
-		}
-		if e.sched.running.CompareAndSwap(r, r-1) {
-			return true
-		}
+	if e.sched.running.Add(-1) >= e.limit() {
+		return true
 	}
+	e.sched.running.Add(1)
+	return false
 }
 
 // findWork returns the next task to run, going idle as long as there is
@@ -191,30 +189,11 @@ func (e *Executor) findLocal(w *worker) *kc.Task {
 }
 
 // fromInjector takes a share of the injector: one task to return, the rest
-// into the ring of the caller's P (or back to the injector if that ring is
-// not empty any more, which only happens if the goroutine changed P).
+// into the ring of the caller's P.
 func (e *Executor) fromInjector() *kc.Task {
-	if e.inj.empty() {
-		return nil
-	}
-	var batch [ringSize / 2]*kc.Task
-	n := e.inj.pop(batch[:], int(e.limit()))
-	if n == 0 {
-		return nil
-	}
-	i := 1
-	pid := procPin()
-	if pid < len(e.rings) {
-		r := &e.rings[pid]
-		for ; i < n && r.pushBack(batch[i]); i++ {
-		}
-	}
-	procUnpin()
-	if i < n {
-		e.inj.push(batch[i:n], nil)
-	}
+	t, n := e.inj.pop(e.rings, int(e.limit()))
 	if n > 1 {
 		e.wake() // there is more work than this worker
 	}
-	return batch[0]
+	return t
 }
