@@ -16,41 +16,13 @@ import (
 // reason). Pinned sections here are bounded: one ring scan and one copy of
 // at most ringSize/2 entries.
 func (e *Executor) spin(w *worker) *kc.Task {
-	n := len(e.rings)
 	for round := range spinRounds {
 		if e.sched.closed.Load() {
 			return nil
 		}
-		w.rnd ^= w.rnd << 13
-		w.rnd ^= w.rnd >> 17
-		w.rnd ^= w.rnd << 5
-		start := int(w.rnd % uint32(n))
-		pid := procPin()
-		var own *ring
-		if pid < n {
-			own = &e.rings[pid]
-			// stealInto needs our FIFO empty; something may have arrived
-			// on this P since findLocal looked (or we changed P).
-			if t := own.pop(); t != nil {
-				procUnpin()
-				return t
-			}
+		if t := e.stealPass(w); t != nil {
+			return t
 		}
-		for i := range n {
-			v := &e.rings[(start+i)%n]
-			var t *kc.Task
-			switch {
-			case own == nil:
-				t = v.takeFIFO()
-			case v != own:
-				t = own.stealInto(v)
-			}
-			if t != nil {
-				procUnpin()
-				return t
-			}
-		}
-		procUnpin()
 		if t := e.fromInjector(); t != nil {
 			return t
 		}
@@ -59,6 +31,43 @@ func (e *Executor) spin(w *worker) *kc.Task {
 		}
 		runtime.Gosched()
 	}
+	return nil
+}
+
+// stealPass looks once at every ring's FIFO, in a random order: it pops
+// from the ring of the caller's P, steals half of any other ring's into it.
+func (e *Executor) stealPass(w *worker) *kc.Task {
+	n := len(e.rings)
+	w.rnd ^= w.rnd << 13
+	w.rnd ^= w.rnd >> 17
+	w.rnd ^= w.rnd << 5
+	start := int(w.rnd % uint32(n))
+	pid := procPin()
+	var own *ring
+	if pid < n {
+		own = &e.rings[pid]
+		// stealInto needs our FIFO empty; something may have arrived on
+		// this P since findLocal looked (or we changed P).
+		if t := own.pop(); t != nil {
+			procUnpin()
+			return t
+		}
+	}
+	for i := range n {
+		v := &e.rings[(start+i)%n]
+		var t *kc.Task
+		switch {
+		case own == nil:
+			t = v.takeFIFO()
+		case v != own:
+			t = own.stealInto(v)
+		}
+		if t != nil {
+			procUnpin()
+			return t
+		}
+	}
+	procUnpin()
 	return nil
 }
 
