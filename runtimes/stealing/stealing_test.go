@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -215,4 +216,41 @@ func TestConformanceGOMAXPROCS(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Two tasks that keep spawning each other keep the LIFO slot full; a task
+// waiting in the FIFO behind them must still run (every 61st pick takes the
+// FIFO first). One worker, so thieves rarely get a chance to take it.
+func TestFIFONotStarved(t *testing.T) {
+	noLeak(t)
+	rt := newRuntime(t, stealing.Workers(1))
+	defer rt.Close()
+	watchdog(t, func() {
+		var ran atomic.Bool
+		var n atomic.Int64
+		var ping kc.Func
+		ping = func(j *kc.Job) error {
+			n.Add(1)
+			if ran.Load() {
+				return nil
+			}
+			_, err := j.Launch(ping)
+			return err
+		}
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			if _, err := j.Launch(func(*kc.Job) error { ran.Store(true); return nil }); err != nil {
+				return err
+			}
+			_, err := j.Launch(ping)
+			return err
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		// Not a timing bound: the worker picks the FIFO on its 61st pick at
+		// the latest; 10x that leaves room for a temporary worker's own count.
+		if got := n.Load(); got > 10*61 {
+			t.Errorf("the FIFO task ran after %d picks of the LIFO slot; want at most %d", got, 10*61)
+		}
+	})
 }

@@ -168,18 +168,29 @@ func (e *Executor) findWork(w *worker) *kc.Task {
 	}
 }
 
-// findLocal checks the injector (first on every injectEvery-th task), then
-// the ring of the P the worker runs on.
+// findLocal checks the ring of the P the worker runs on, LIFO slot first,
+// then the injector. On every injectEvery-th call it checks the injector
+// first and the ring's FIFO before its LIFO slot, so that neither the
+// injector nor the FIFO can be starved (spec 05 fairness rule).
 func (e *Executor) findLocal(w *worker) *kc.Task {
 	w.ticks++
-	if w.ticks%injectEvery == 0 {
+	fair := w.ticks%injectEvery == 0
+	if fair {
 		if t := e.fromInjector(); t != nil {
 			return t
 		}
 	}
 	pid := procPin()
 	if pid < len(e.rings) {
-		if t := e.rings[pid].pop(); t != nil {
+		r := &e.rings[pid]
+		var t *kc.Task
+		if fair { // the FIFO before the LIFO slot, which two tasks spawning each other could keep full
+			t = r.takeFIFO()
+		}
+		if t == nil {
+			t = r.pop()
+		}
+		if t != nil {
 			procUnpin()
 			return t
 		}
