@@ -16,6 +16,7 @@ import (
 // Its methods are safe for concurrent use.
 type Executor struct {
 	rings []ring     // one per P at New; immutable slice
+	debt  []shard    // one per ring: tasks back from Park, running without a slot
 	inj   injector   // the global queue
 	base  int32      // the target number of running workers; immutable
 	cap   int32      // most temporary workers the monitor may add; immutable
@@ -32,10 +33,11 @@ type Executor struct {
 // worker.go). Each sits on a cache line of its own: running and spinning
 // change with every park and steal, extra only when the monitor acts.
 type schedState struct {
-	// running counts workers that are not idle and not blocked in Park:
-	// searching, spinning or running a task. Incremented by whoever wakes or
-	// starts a worker (on its behalf, before it runs) and by Park on return;
-	// decremented by a worker going idle or retiring and by Park on entry.
+	// running counts workers that hold a slot: searching, spinning or
+	// running a task that has not blocked in Park. Incremented by whoever
+	// wakes or starts a worker (on its behalf, before it runs); decremented
+	// by a worker going idle or retiring and by Park on entry. A task back
+	// from Park runs without a slot (see Executor.debt).
 	running atomic.Int32
 	_       [60]byte
 	// spinning counts workers that are spinning: looking for work to steal.
@@ -51,6 +53,16 @@ type schedState struct {
 	idle atomic.Int32
 	// closed is set once by Close before it closes quit.
 	closed atomic.Bool
+}
+
+// shard is one cache line holding a counter. A debt shard is incremented
+// by a task coming back from Park (on the shard of its P, so a burst of
+// wake-ups on different Ps does not contend) and decremented, never below
+// zero, by the CAS of a worker that pays the debt. Their sum is the number
+// of goroutines running tasks without a running slot.
+type shard struct {
+	n atomic.Int32
+	_ [60]byte
 }
 
 // Option configures New.
@@ -91,6 +103,7 @@ func New(opts ...Option) (*Executor, error) {
 	}
 	e := &Executor{
 		rings: make([]ring, runtime.GOMAXPROCS(0)),
+		debt:  make([]shard, runtime.GOMAXPROCS(0)),
 		base:  int32(c.workers),
 		cap:   int32(c.maxExtra),
 		quit:  make(chan struct{}),
@@ -156,8 +169,8 @@ func (e *Executor) spawnSlow(t *kc.Task) {
 // Park blocks the caller until Unpark(p). A worker that parks gives up its
 // running slot first, and wakes another worker if work is queued, so the
 // number of running workers stays at the target (compensation). When it is
-// unparked it takes a slot again, possibly going over the target until its
-// task ends (see worker.retire).
+// unparked it finishes its task without a slot, as one unit of debt, which
+// the next worker to end a task pays by leaving (see work).
 func (e *Executor) Park(p *kc.Parker) {
 	if p == nil {
 		panic("stealing: Park(nil)")
@@ -171,7 +184,12 @@ func (e *Executor) Park(p *kc.Parker) {
 		e.wake()
 	}
 	p.Wait()
-	e.sched.running.Add(1)
+	// Back without a slot: record a debt on this P's shard (uncontended,
+	// unlike running, when a cancellation wakes thousands of parked tasks
+	// at once). The first worker to end a task pays it and leaves.
+	pid := procPin()
+	procUnpin()
+	e.debt[pid%len(e.debt)].n.Add(1)
 }
 
 // Unpark wakes the goroutine blocked in Park(p).

@@ -16,9 +16,10 @@ const (
 	// spinning; a worker woken by wake starts here. Next: wsRunning (found
 	// work), wsIdle (gave up), wsExited (Close).
 	wsSpinning
-	// wsRunning: inside Task.Run. Counted in running, except while the task
-	// is blocked in Park (which releases the slot). Next: wsSearching, or
-	// wsIdle when it retires because running is over the target.
+	// wsRunning: inside Task.Run. Counted in running, except from the
+	// moment its task blocks in Park (which releases the slot; the task
+	// comes back as debt). Next: wsSearching, or wsIdle when it pays a debt
+	// or retires because running is over the target.
 	wsRunning
 	// wsIdle: blocked on the idle channel, counted nowhere. Next: wsSpinning
 	// (a waker handed it a slot), wsExited (Close).
@@ -93,7 +94,9 @@ func (e *Executor) work() {
 	defer func() {
 		if !clean { // a body called runtime.Goexit: give the slot back
 			w.state = wsExited
-			e.sched.running.Add(-1)
+			if !e.payDebt() {
+				e.sched.running.Add(-1)
+			}
 			if e.anyWork() {
 				e.wake()
 			}
@@ -108,11 +111,32 @@ func (e *Executor) work() {
 		w.state = wsRunning
 		t.Run()
 		w.state = wsSearching
-		if e.sched.running.Load() > e.limit() && e.retire() && !e.idleWait(w) {
+		// A task that parked came back without a slot (see Park); whichever
+		// worker ends a task first takes that debt over and leaves, without
+		// touching running. Else, if the monitor lowered the target, retire.
+		if (e.payDebt() || e.sched.running.Load() > e.limit() && e.retire()) && !e.idleWait(w) {
 			clean = true
 			return
 		}
 	}
+}
+
+// payDebt takes over one unit of debt, preferably from the caller's P's
+// shard, and reports whether it did; a worker that does has no slot and
+// must leave (go idle or exit). Cost when there is no debt: one load per P.
+func (e *Executor) payDebt() bool {
+	n := len(e.debt)
+	pid := procPin()
+	procUnpin()
+	for i := range n {
+		d := &e.debt[(pid+i)%n].n
+		for v := d.Load(); v > 0; v = d.Load() {
+			if d.CompareAndSwap(v, v-1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // retire gives up the caller's running slot if running is over the target;
