@@ -51,9 +51,11 @@
 // Blocking the runtime can see (Await, Join, Sleep, WaitAll, AwaitAll: Park
 // with a worker Parker) compensates rather than switching stacks: Park gives
 // the worker's running slot back and, if work is queued, wakes or starts
-// another worker; on wake-up the task takes a slot again and runs over the
-// target until it ends, when its worker retires to the idle pool (at most
-// target idle workers are kept; more exit). Compensation costs nothing on
+// another worker. On wake-up the task finishes without a slot, recorded as
+// one unit of debt on a per-P shard; the next worker to end a task (workers
+// are interchangeable) pays it by going to the idle pool (at most target
+// idle workers are kept; more exit), so a mass wake-up (cancelling
+// thousands of sleepers) touches no shared counter. Compensation costs nothing on
 // the hot paths (run to completion, the core's inline run of an awaited
 // unstarted child) and one goroutine hand-off per real block. Parking tasks
 // on pooled coroutines (iter.Pull) would instead cost a coroutine switch
