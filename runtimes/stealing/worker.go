@@ -30,7 +30,7 @@ const (
 
 const (
 	injectEvery = 61 // a worker checks the injector first on every 61st task (fairness)
-	spinRounds  = 48 // steal attempts, with a Gosched between them, before going idle
+	spinRounds  = 4  // steal passes, with a Gosched between them, before going idle (as many as Go's findRunnable)
 )
 
 // worker is the loop state of one worker goroutine. It is local to that
