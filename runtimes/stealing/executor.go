@@ -11,9 +11,9 @@ import (
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
-// Executor is the work-stealing kc.Executor. Create one with New; the zero
-// Executor is not usable (Spawn on it panics with a clear message).
-// Its methods are safe for concurrent use.
+// Executor is the work-stealing kc.Executor. Create one with New. The zero
+// Executor is not usable: Spawn on it panics with a clear message, and its
+// Close returns nil at once. Its methods are safe for concurrent use.
 type Executor struct {
 	rings []ring     // one per P at New; immutable slice
 	debt  []shard    // one per ring: tasks back from Park, running without a slot
@@ -46,20 +46,27 @@ type schedState struct {
 	spinning atomic.Int32
 	_        [60]byte
 	// extra is the number of temporary workers the monitor has granted on
-	// top of base; only the monitor writes it.
+	// top of base; only the monitor writes it. Atomic only so that readers
+	// (limit) see a whole value; no ordering rides on it: a stale limit
+	// just wakes one worker too many or too few, which retire and the
+	// monitor correct.
 	extra atomic.Int32
 	_     [60]byte
-	// idle counts workers blocked in idleWait; written by them only.
+	// idle counts workers blocked in idleWait; written by them only. It only
+	// bounds the idle pool (a race can keep one worker more or fewer).
 	idle atomic.Int32
-	// closed is set once by Close before it closes quit.
+	// closed is set once by Close before it closes quit. A worker or the
+	// monitor that loads true stops starting goroutines and exits; blocked
+	// ones learn it from quit (the close orders everything before it).
 	closed atomic.Bool
 }
 
 // shard is one cache line holding a counter. A debt shard is incremented
 // by a task coming back from Park (on the shard of its P, so a burst of
 // wake-ups on different Ps does not contend) and decremented, never below
-// zero, by the CAS of a worker that pays the debt. Their sum is the number
-// of goroutines running tasks without a running slot.
+// zero, by the CAS of a worker that pays the debt. Their sum is how many
+// more goroutines are running tasks than running counts. No ordering rides
+// on them: each is a count, read and changed with RMW operations.
 type shard struct {
 	n atomic.Int32
 	_ [60]byte
@@ -70,6 +77,7 @@ type Option func(*config)
 
 type config struct {
 	workers, maxExtra int
+	maxExtraSet       bool
 }
 
 // Workers sets how many workers run tasks at once (default GOMAXPROCS).
@@ -77,16 +85,18 @@ func Workers(n int) Option { return func(c *config) { c.workers = n } }
 
 // MaxExtra sets how many temporary workers the monitor may add when tasks
 // block where the runtime cannot see it (default 64 + 4 x workers).
-func MaxExtra(n int) Option { return func(c *config) { c.maxExtra = n } }
+func MaxExtra(n int) Option { return func(c *config) { c.maxExtra, c.maxExtraSet = n, true } }
 
 // ErrBadOption is matched by New's error for an out-of-range option.
 var ErrBadOption = errors.New("stealing: bad option")
 
 // New returns an executor with one ring per P (GOMAXPROCS at the time of
-// the call). It starts no goroutine until the first Spawn; its monitor and
-// workers end at Close.
+// the call), or an error matching ErrBadOption. It starts the monitor
+// goroutine (asleep until work is queued); workers start on demand. All of
+// them end at Close. Cost: about 2.5 KB per P.
 func New(opts ...Option) (*Executor, error) {
-	c := config{workers: runtime.GOMAXPROCS(0), maxExtra: -1}
+	procs := runtime.GOMAXPROCS(0)
+	c := config{workers: procs}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -95,15 +105,15 @@ func New(opts ...Option) (*Executor, error) {
 	if c.workers < 1 || c.workers > 1<<16 {
 		return nil, fmt.Errorf("%w: Workers(%d): want 1 to 65536", ErrBadOption, c.workers)
 	}
-	if c.maxExtra < 0 {
+	if !c.maxExtraSet {
 		c.maxExtra = 64 + 4*c.workers
 	}
-	if c.maxExtra > 1<<16 {
+	if c.maxExtra < 0 || c.maxExtra > 1<<16 {
 		return nil, fmt.Errorf("%w: MaxExtra(%d): want 0 to 65536", ErrBadOption, c.maxExtra)
 	}
 	e := &Executor{
-		rings: make([]ring, runtime.GOMAXPROCS(0)),
-		debt:  make([]shard, runtime.GOMAXPROCS(0)),
+		rings: make([]ring, procs),
+		debt:  make([]shard, procs),
 		base:  int32(c.workers),
 		cap:   int32(c.maxExtra),
 		quit:  make(chan struct{}),
