@@ -254,3 +254,43 @@ func TestFIFONotStarved(t *testing.T) {
 		}
 	})
 }
+
+// After work that needed temporary workers (a body blocked on a Go channel)
+// and parked tasks (debt), an idle executor settles: no worker running or
+// spinning, no temporary worker granted, no debt, the monitor asleep. So it
+// burns no CPU while idle.
+func TestIdleSettles(t *testing.T) {
+	noLeak(t)
+	ex, err := stealing.New(stealing.Workers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(ex)
+	defer rt.Close()
+	watchdog(t, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			ch := make(chan int)
+			if _, err := j.Launch(func(*kc.Job) error { ch <- 1; return nil }); err != nil {
+				return err
+			}
+			<-ch // needs the monitor
+			d, err := kc.Async(j, func(c *kc.Job) (int, error) { return 1, c.Sleep(time.Millisecond) })
+			if err != nil {
+				return err
+			}
+			_, err = d.Await(j) // the sleeper parks and comes back as debt
+			return err
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		var s stealing.State
+		for {
+			s = stealing.Snapshot(ex)
+			if s.Running == 0 && s.Spinning == 0 && s.Extra == 0 && s.Debt == 0 && s.MonitorAsleep {
+				return
+			}
+			time.Sleep(time.Millisecond) // the watchdog fails the test if it never settles
+		}
+	})
+}
