@@ -27,7 +27,7 @@ func (e *Executor) spin(w *worker) *kc.Task {
 			return t
 		}
 		if round == spinRounds-1 {
-			return e.stealNext()
+			return e.stealNext(w)
 		}
 		runtime.Gosched()
 	}
@@ -72,23 +72,22 @@ func (e *Executor) stealPass(w *worker) *kc.Task {
 }
 
 // stealNext takes a LIFO slot that holds the same runnable task before and
-// after a Gosched.
-func (e *Executor) stealNext() *kc.Task {
-	var seen [8]*kc.Task
-	m := min(len(e.rings), len(seen))
-	found := false
-	for i := range m {
-		if t := e.rings[i].next.Load(); t != nil && !stale(t) {
-			seen[i], found = t, true
-		}
-	}
-	if !found {
-		return nil
-	}
-	runtime.Gosched()
-	for i := range m {
-		if e.rings[i].takeNext(seen[i]) {
-			return seen[i]
+// after a Gosched: the first such slot from a random ring on, one
+// candidate per call (every ring is a candidate, whatever GOMAXPROCS).
+func (e *Executor) stealNext(w *worker) *kc.Task {
+	n := len(e.rings)
+	w.rnd ^= w.rnd << 13
+	w.rnd ^= w.rnd >> 17
+	w.rnd ^= w.rnd << 5
+	start := int(w.rnd % uint32(n))
+	for i := range n {
+		r := &e.rings[(start+i)%n]
+		if t := r.next.Load(); t != nil && !stale(t) {
+			runtime.Gosched()
+			if r.takeNext(t) {
+				return t
+			}
+			return nil
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package stealing_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -85,26 +86,33 @@ func mustPanic(t *testing.T, what string, f func()) {
 }
 
 // A body blocks on a Go channel that only its child will send on, with one
-// worker: only the monitor's temporary worker can run the child.
+// worker: only the monitor's temporary worker can run the child, which sits
+// in the LIFO slot of whichever P the body ran on (up to P 15 here).
 func TestMonitorRescuesGoChannel(t *testing.T) {
-	noLeak(t)
-	rt := newRuntime(t, stealing.Workers(1))
-	defer rt.Close()
-	watchdog(t, func() {
-		err := rt.Run(context.Background(), func(j *kc.Job) error {
-			for range 20 {
-				ch := make(chan int)
-				if _, err := j.Launch(func(*kc.Job) error { ch <- 1; return nil }); err != nil {
-					return err
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{runtime.GOMAXPROCS(0), 16} {
+		t.Run(fmt.Sprint("procs=", procs), func(t *testing.T) {
+			runtime.GOMAXPROCS(procs)
+			noLeak(t)
+			rt := newRuntime(t, stealing.Workers(1))
+			defer rt.Close()
+			watchdog(t, func() {
+				err := rt.Run(context.Background(), func(j *kc.Job) error {
+					for range 20 {
+						ch := make(chan int)
+						if _, err := j.Launch(func(*kc.Job) error { ch <- 1; return nil }); err != nil {
+							return err
+						}
+						<-ch // invisible to the runtime
+					}
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
 				}
-				<-ch // invisible to the runtime
-			}
-			return nil
+			})
 		})
-		if err != nil {
-			t.Error(err)
-		}
-	})
+	}
 }
 
 // Workers go idle between bursts spawned from inside and from outside the
@@ -200,7 +208,7 @@ func TestConformanceGOMAXPROCS(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		new, runs int
-	}{{"1", 1, 1}, {"grown", 1, 4}, {"shrunk", 4, 1}} {
+	}{{"1", 1, 1}, {"grown", 1, 4}, {"shrunk", 4, 1}, {"16", 16, 16}} {
 		t.Run(tc.name, func(t *testing.T) {
 			runtime.GOMAXPROCS(tc.new)
 			newRT := func() (*kc.Runtime, error) {
