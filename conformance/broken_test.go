@@ -82,6 +82,8 @@ func TestBrokenCore(t *testing.T) {
 		{"CancelDoesNotGoDown", faults.NoCancelDown, []string{"ChildFailureCancelsSiblings", "CancelBeforeChildrenStart"}},
 		{"DetachedChildAttached", faults.DetachedAttached, []string{"DetachedChildFailure"}},
 		{"TimeoutOverridesFailure", faults.TimeoutOverridesFailure, []string{"ExplicitCauseOverTimeout", "FailureBeforeTimeout"}},
+		{"SelectLeavesLosingNodes", faults.SelectNoCleanup, []string{"SelectWakeAndCleanup"}},
+		{"CancelledChanWaitStaysQueued", faults.ChanCancelNoDequeue, []string{"ChanCancelBlockedRecv"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
