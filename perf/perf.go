@@ -93,6 +93,14 @@ var workloads = []Workload{
 	{Name: "FanOut", Sizes: []int{10, 100, 1000},
 		Op: "a scope launches n children that each run a fixed ~200 ns CPU task, and waits for them",
 		kc: kcFanOut, peers: map[string]peerRun{PeerGo: goFanOut, PeerErrgroup: egFanOut, PeerConc: concFanOut}},
+	{Name: "ChanPingPong", Op: "a round trip of a value between two jobs over two rendezvous channels",
+		kc: kcChanPingPong, peers: map[string]peerRun{PeerGo: goChanPingPong}},
+	{Name: "ChanBuffered", Op: "one value from a sending job to a receiving job through a channel of capacity 64",
+		kc: kcChanBuffered, peers: map[string]peerRun{PeerGo: goChanBuffered}},
+	{Name: "Select", Op: "one Select receiving from whichever of two fed buffered channels is ready",
+		kc: kcSelect, peers: map[string]peerRun{PeerGo: goSelect}},
+	{Name: "SleepWake", Op: "sleep 1µs: arm a timer, park, fire, wake",
+		kc: kcSleepWake, peers: map[string]peerRun{PeerGo: goSleepWake}},
 }
 
 // Workloads returns every workload, in the contract's order.

@@ -105,11 +105,10 @@ func (c *Chan[T]) Send(j *Job, v T) error {
 		c.unlockWake(wake)
 		return err
 	}
-	w := newChanWaiter(j)
-	s := &sudog[T]{w: w, elem: &v}
-	c.sendq.push(s)
+	op := newChanOp(j, v)
+	c.sendq.push(&op.s)
 	c.mu.Unlock()
-	return c.finish(w.wait(), s)
+	return c.finish(op.w.wait(), &op.s)
 }
 
 // TrySend sends v if it can do so at once: ErrWouldBlock if the channel is
@@ -140,12 +139,11 @@ func (c *Chan[T]) Recv(j *Job) (T, error) {
 		c.unlockWake(wake)
 		return v, err
 	}
-	w := newChanWaiter(j)
-	s := &sudog[T]{w: w, elem: &v}
-	c.recvq.push(s)
+	op := newChanOp(j, v)
+	c.recvq.push(&op.s)
 	c.mu.Unlock()
-	err := c.finish(w.wait(), s)
-	return v, err
+	err := c.finish(op.w.wait(), &op.s)
+	return op.v, err
 }
 
 // TryRecv receives a value if one is ready: ErrWouldBlock if the channel is

@@ -38,6 +38,21 @@ func newChanWaiter(j *Job) *chanWaiter {
 	return w
 }
 
+// chanOp is a blocked Send or Recv: its waiter, its one sudog and the value
+// sent or received, in one allocation.
+type chanOp[T any] struct {
+	w chanWaiter
+	s sudog[T]
+	v T
+}
+
+func newChanOp[T any](j *Job, v T) *chanOp[T] {
+	op := &chanOp[T]{w: chanWaiter{job: j}, v: v}
+	op.w.p.init(j != nil)
+	op.s.w, op.s.elem = &op.w, &op.v
+	return op
+}
+
 // wait parks until a counterpart or the cancellation of w.job wakes w, and
 // returns the wake reason. The cancel hook is on w.job only while parked.
 func (w *chanWaiter) wait() uint32 {

@@ -116,7 +116,8 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 			return -1, err
 		}
 	}
-	locks := make([]*sync.Mutex, 0, len(cases))
+	var buf [4]*sync.Mutex
+	locks := buf[:0]
 	for _, c := range cases {
 		if c != nil && c.mutex() != nil {
 			locks = append(locks, c.mutex())
