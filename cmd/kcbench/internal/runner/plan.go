@@ -30,8 +30,11 @@ func (it Item) Name() string {
 	return s
 }
 
-// Bench returns the benchmark function of the item.
-func (it Item) Bench() (func(*testing.B), error) { return it.Workload.Bench(it.Backend, it.N) }
+// Bench returns the benchmark function of the item; onError (may be nil)
+// receives the workload's error if the benchmark fails.
+func (it Item) Bench(onError func(error)) (func(*testing.B), error) {
+	return it.Workload.BenchFunc(it.Backend, it.N, onError)
+}
 
 // procsSuffix is the name suffix go test adds: -GOMAXPROCS unless it is 1.
 func procsSuffix() string {

@@ -117,19 +117,16 @@ func Run(items []Item, cfg Config) (*Output, error) {
 
 // runItem measures one item once.
 func runItem(it Item, benchtime string, config []benchfmt.Config) (*benchfmt.Result, error) {
-	f, err := it.Bench()
+	var benchErr error // testing.Benchmark discards the failure message
+	f, err := it.Bench(func(err error) { benchErr = err })
 	if err != nil {
 		return nil, err
 	}
 	m, err := Measure(f, benchtime)
-	if errors.Is(err, ErrBenchFailed) {
-		// testing.Benchmark hides the benchmark's own message: run one
-		// op through the same code to recover it.
-		if rerr := it.Workload.Run(it.Backend, it.N, 1); rerr != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBenchFailed, rerr)
-		}
-	}
 	if err != nil {
+		if benchErr != nil {
+			return nil, fmt.Errorf("%w: %w", err, benchErr)
+		}
 		return nil, err
 	}
 	res := newResult(it.Name(), m.N, config)
