@@ -46,7 +46,8 @@ on those of them it has.
 
 A backend that fails a conformance case is not benchmarked (a runtime
 that breaks the spec has no meaningful numbers), the others are, and
-run exits 1 after writing everything. -conform=false skips the suite.
+run exits 1 after writing everything. -conform=false skips the suite,
+-conform-run selects some of its cases.
 
 Exit status: 0 when conformance and every benchmark passed; 1 on a
 conformance failure or a failed benchmark (the results of the rest are
@@ -61,6 +62,7 @@ var ErrBenchmarks = errors.New("benchmark failures")
 // runFlags are the flags of "kcbench run".
 type runFlags struct {
 	backends, bench, benchtime, dir, baseline string
+	conformRun                                string
 	count, latency                            int
 	conform                                   bool
 	watchdog                                  time.Duration
@@ -78,6 +80,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.StringVar(&f.dir, "o", filepath.Join("reports", "latest"), "output `directory`")
 	fs.IntVar(&f.latency, "latency", 10000, "latency `samples` per backend and round (0: no latency lines)")
 	fs.BoolVar(&f.conform, "conform", true, "run the conformance suite first")
+	fs.StringVar(&f.conformRun, "conform-run", "", "run only the conformance cases whose name matches `regexp`")
 	fs.DurationVar(&f.watchdog, "watchdog", 20*time.Second, "fail a conformance case that takes longer than `d`")
 	fs.StringVar(&f.baseline, "baseline", "", "add a vs-baseline row to the report, from this results `file`")
 	if err := parseFlags(fs, args); err != nil {

@@ -35,7 +35,7 @@ func conformBeforeRun(stdout io.Writer, items []runner.Item, f runFlags) (path s
 	if len(backends) == 0 {
 		return "", nil, nil
 	}
-	m, err := conformMatrix(strings.Join(backends, ","), "", f.watchdog)
+	m, err := conformMatrix(strings.Join(backends, ","), f.conformRun, f.watchdog)
 	if err != nil {
 		return "", nil, err
 	}
