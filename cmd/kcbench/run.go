@@ -36,6 +36,7 @@ It writes into the output directory:
   report.md        the report (see "kcbench report"), with the charts
   *.png, *.svg     the charts (see "kcbench plot")
   conformance.md   the conformance matrix
+  machine.md       the machine (CPU count, memory, kernel) and command line
 and prints the files it wrote. Progress goes to stderr: one line updated
 in place on a terminal, else one log line per benchmark run.
 
@@ -63,6 +64,7 @@ var ErrBenchmarks = errors.New("benchmark failures")
 type runFlags struct {
 	backends, bench, benchtime, dir, baseline string
 	conformRun                                string
+	args                                      []string // the command line, for machine.md
 	count, latency                            int
 	conform                                   bool
 	watchdog                                  time.Duration
@@ -86,6 +88,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	f.args = args
 	if fs.NArg() != 0 {
 		fs.Usage()
 		return usageError("run takes no arguments, got %q", fs.Args())

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/matrix"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/plot"
@@ -84,6 +85,12 @@ func benchmarkAndReport(stderr io.Writer, items []runner.Item, f runFlags) ([]st
 		return nil, err
 	}
 	written := []string{resultsPath}
+	machinePath := filepath.Join(f.dir, "machine.md")
+	machine := runner.Machine(cfg.Env, append([]string{"kcbench", "run"}, f.args...), time.Now())
+	if err := os.WriteFile(machinePath, []byte(machine), 0o644); err != nil {
+		return written, err
+	}
+	written = append(written, machinePath)
 	set, err := results.Load(resultsPath)
 	if err != nil {
 		return written, fmt.Errorf("reading back %s: %w", resultsPath, err)

@@ -57,7 +57,7 @@ func TestRunCommand(t *testing.T) {
 			t.Errorf("%d results for %s, want 2 (one per round): %v", count[k], k, count)
 		}
 	}
-	for _, name := range []string{"results.txt", "report.md", "conformance.md", "JobCreate-ratio.png", "JobCreate-ratio.svg",
+	for _, name := range []string{"results.txt", "report.md", "conformance.md", "machine.md", "JobCreate-ratio.png", "JobCreate-ratio.svg",
 		"latency-JobCreate.png", "latency-JobCreate.svg"} {
 		path := filepath.Join(dir, name)
 		if _, err := os.Stat(path); err != nil {

@@ -208,3 +208,14 @@ func TestETA(t *testing.T) {
 		t.Errorf("remaining = %v, total %d; want 4s, 4", got, e.total)
 	}
 }
+
+func TestMachine(t *testing.T) {
+	md := Machine(Env{GOOS: "linux", GOARCH: "amd64", CPU: "Some|CPU", GOMAXPROCS: 2, Commit: "abc"},
+		[]string{"kcbench", "run", "-o", "x"}, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	for _, want := range []string{"| date | 2026-01-02T03:04:05Z |", "| command | `kcbench run -o x` |",
+		`| cpu | Some\|CPU |`, "| gomaxprocs | 2 |", "| commit | abc |", "| kcbench version | unknown |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("machine.md lacks %q:\n%s", want, md)
+		}
+	}
+}
