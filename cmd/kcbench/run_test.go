@@ -122,3 +122,19 @@ func TestDropBackends(t *testing.T) {
 		}
 	}
 }
+
+// The CI template and gate script exist and fit together.
+func TestCIFiles(t *testing.T) {
+	wf := readFile(t, filepath.Join("..", "..", "ci", "github-workflow.yml"))
+	for _, want := range []string{"actions/setup-go", "go-version-file: go.mod", "ci/gate.sh", "actions/upload-artifact", "path: reports/latest", ".ci/run"} {
+		if !strings.Contains(wf, want) {
+			t.Errorf("ci/github-workflow.yml lacks %q", want)
+		}
+	}
+	sh := readFile(t, filepath.Join("..", "..", "ci", "gate.sh"))
+	for _, want := range []string{"./cmd/kcbench run", "./cmd/kcbench gate -baseline", "reports/baseline/results.txt", "same hardware"} {
+		if !strings.Contains(sh, want) {
+			t.Errorf("ci/gate.sh lacks %q", want)
+		}
+	}
+}

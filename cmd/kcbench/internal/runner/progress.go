@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
@@ -69,7 +70,7 @@ func outcome(ev Event) string {
 		return "done"
 	}
 	v := ev.Result.Values[0]
-	return fmt.Sprintf("%v %s", v.Value, v.Unit)
+	return strconv.FormatFloat(v.Value, 'f', -1, 64) + " " + v.Unit
 }
 
 // fmtETA rounds an ETA for display.
