@@ -28,8 +28,12 @@ Holm-Bonferroni correction of a gate run judging that many rows). It
 prints the false-alarm rate of the A/A comparisons, the detection rate of
 every slowdown, and the smallest slowdown detected in >= 90% of trials.
 
-The default (20 trials x 10 samples x 4 sides of 10ms) takes about half
-a minute; raise -trials for tighter rates.
+The defaults mirror a default "kcbench run" and its gate: 10 samples
+(-count) of 50ms (-benchtime) a side, and a Holm family as large as the
+number of rows such a run gives the gate (-family, about 3 per benchmark
+and 4 per latency line). 10 trials x 10 samples x 4 sides take about half
+a minute; raise -trials for tighter rates (each trial moves a rate by
+1/trials).
 
 Exit status: 0 when the gate is trustworthy here (<= 5% false alarms and
 some slowdown detected in >= 90% of trials); 1 when it is not, or a run
@@ -42,16 +46,16 @@ fails; 2 on a usage error.`,
 func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	c, _ := lookup("calibrate")
 	fs := c.flagSet(stderr)
-	cfg := calibrate.Config{Trials: 20, Samples: 10, Alpha: gate.DefaultOptions.Alpha, MaxRegress: gate.DefaultOptions.MaxRegress, Family: 1}
+	cfg := calibrate.Config{Trials: 10, Samples: 10, Alpha: gate.DefaultOptions.Alpha, MaxRegress: gate.DefaultOptions.MaxRegress, Family: defaultFamily()}
 	bench := fs.String("bench", "JobCreate", "workload whose peer-go version is measured: "+strings.Join(perf.SlowedWorkloads(), ", "))
 	fs.IntVar(&cfg.Trials, "trials", cfg.Trials, "number of `trials`")
-	fs.IntVar(&cfg.Samples, "samples", cfg.Samples, "runs per side and trial (the gate needs >= 6)")
-	benchtime := fs.String("benchtime", "10ms", "length of one run: a duration, or Nx iterations")
+	fs.IntVar(&cfg.Samples, "samples", cfg.Samples, "runs per side and trial, as kcbench run's -count (>= 6)")
+	benchtime := fs.String("benchtime", "50ms", "length of one run, as kcbench run's -benchtime")
 	slowdowns := fs.String("slowdowns", "10%,25%", "comma-separated injected `slowdowns`")
 	maxRegress := percentFlag{cfg.MaxRegress}
 	fs.Var(&maxRegress, "max-regress", "the gate's -max-regress `percentage`")
 	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "the gate's -alpha `level`")
-	fs.IntVar(&cfg.Family, "family", cfg.Family, "`number` of comparisons the simulated gate run corrects for")
+	fs.IntVar(&cfg.Family, "family", cfg.Family, "`number` of comparisons the simulated gate run corrects for (default: the rows of a default run)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -106,6 +110,17 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 		return failure(fmt.Errorf("the gate cannot be trusted on this machine with these settings: %s", res.Summary()))
 	}
 	return nil
+}
+
+// defaultFamily is about the number of rows the gate judges for a default
+// run on the registered backends: sec/op, B/op and allocs/op of every
+// benchmark, and the four percentiles of every latency line.
+func defaultFamily() int {
+	items, err := runner.Plan(runner.Selection{})
+	if err != nil {
+		return 1
+	}
+	return 3*len(items) + len(runner.LatencyPercentiles)*len(runner.LatencyPlan(items))
 }
 
 // slowedSampler returns a sampler of the sec/op of peer-go's workload
