@@ -80,7 +80,8 @@ func parseCPUInfo(r io.Reader) string {
 
 // commit returns the VCS revision of the binary (go build stamps it;
 // go run and go test do not), else that of the git checkout in the
-// working directory, else "".
+// working directory ("-dirty" for uncommitted changes outside reports/),
+// else "".
 func commit() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		var rev, dirty string
@@ -101,7 +102,10 @@ func commit() string {
 		return ""
 	}
 	rev := shortRev(string(bytes.TrimSpace(out)))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+	// Generated reports (a baseline being rewritten) do not make the
+	// source dirty.
+	st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)reports").Output()
+	if err == nil && len(bytes.TrimSpace(st)) > 0 {
 		rev += "-dirty"
 	}
 	return rev
