@@ -138,3 +138,34 @@ func TestCIFiles(t *testing.T) {
 		}
 	}
 }
+
+// A backend that fails conformance is reported and not benchmarked; the
+// others are, everything is written, and run exits 1.
+func TestRunConformanceFailure(t *testing.T) {
+	registerBroken()
+	dir := t.TempDir()
+	out, errOut, code := runCLI(t, "run", "-o", dir, "-backends", "goroutine,"+brokenBackend, "-bench", "^AwaitCached/",
+		"-count", "1", "-benchtime", "3x", "-latency", "0", "-conform-run", "^TimeoutFiresFirst$")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, brokenBackend+": not benchmarked") || !strings.Contains(out, "1 passed, 1 failed") {
+		t.Errorf("the conformance failure is not reported:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	set, err := results.Load(filepath.Join(dir, "results.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range set.Results {
+		if b := results.Identify(r).Backend; b != "goroutine" {
+			t.Errorf("backend %s was benchmarked", b)
+		}
+	}
+	md := readFile(t, filepath.Join(dir, "conformance.md"))
+	if !strings.Contains(md, "FAIL") {
+		t.Errorf("conformance.md shows no failure:\n%s", md)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.md")); err != nil {
+		t.Error(err)
+	}
+}
