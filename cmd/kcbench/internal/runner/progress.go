@@ -15,6 +15,7 @@ type Event struct {
 	Index, Total  int    // the run, from 1, of every run of every round
 	Name          string // the benchmark
 	ETA           time.Duration
+	Took          time.Duration    // on Done: how long the run took, setup included
 	Result        *benchfmt.Result // on Done: the result, nil on failure
 	Err           error            // on Done: the failure
 }
@@ -41,8 +42,8 @@ type logReporter struct{ w io.Writer }
 func (r *logReporter) Start(Event) {}
 
 func (r *logReporter) Done(ev Event) {
-	fmt.Fprintf(r.w, "kcbench: round %d/%d [%d/%d] %s: %s (ETA %s)\n",
-		ev.Round, ev.Rounds, ev.Index, ev.Total, ev.Name, outcome(ev), fmtETA(ev.ETA))
+	fmt.Fprintf(r.w, "kcbench: round %d/%d [%d/%d] %s: %s (took %s, ETA %s)\n",
+		ev.Round, ev.Rounds, ev.Index, ev.Total, ev.Name, outcome(ev), ev.Took.Round(time.Millisecond), fmtETA(ev.ETA))
 }
 
 func (r *logReporter) Finish() {}

@@ -94,7 +94,8 @@ func Run(items []Item, cfg Config) (*Output, error) {
 			}
 			t0 := time.Now()
 			res, err := t.bench()
-			eta.record(i, time.Since(t0))
+			ev.Took = time.Since(t0)
+			eta.record(i, ev.Took)
 			if err != nil {
 				failed[i] = fmt.Errorf("%s (round %d): %w", t.name, round, err)
 			} else {

@@ -168,13 +168,13 @@ func TestRunInterleaves(t *testing.T) {
 }
 
 func TestReporters(t *testing.T) {
-	ev := Event{Round: 1, Rounds: 3, Index: 2, Total: 9, Name: "X/backend=y", ETA: 90 * time.Second}
+	ev := Event{Round: 1, Rounds: 3, Index: 2, Total: 9, Name: "X/backend=y", ETA: 90 * time.Second, Took: 1234567 * time.Microsecond}
 	var b bytes.Buffer
 	r := NewReporter(&b, false)
 	r.Start(ev)
 	r.Done(ev)
 	r.Finish()
-	if got := b.String(); got != "kcbench: round 1/3 [2/9] X/backend=y: done (ETA 1m30s)\n" {
+	if got := b.String(); got != "kcbench: round 1/3 [2/9] X/backend=y: done (took 1.235s, ETA 1m30s)\n" {
 		t.Errorf("log line %q", got)
 	}
 	b.Reset()
