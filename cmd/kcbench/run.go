@@ -26,7 +26,9 @@ func init() {
 backends, then every workload (package perf) on every selected backend
 and peer, -count rounds interleaved (round 1 runs every benchmark once,
 then round 2, ...), so that drift of the machine hits every backend
-alike. After the benchmarks of each round it samples the latency
+alike. Each run lasts -benchtime, as with go test; after the first round
+a benchmark runs the iteration count its previous round found to fill
+-benchtime, without testing.Benchmark's ramp-up. After the benchmarks of each round it samples the latency
 percentiles of JobCreate and AwaitPending (-latency samples each).
 
 It writes into the output directory:

@@ -8,6 +8,11 @@
 // round 2 runs every one again, and so on (A B C A B C ...), so slow drift
 // of the machine (thermal, a noisy neighbour) affects every backend alike
 // instead of biasing whichever ran last.
+//
+// A run lasts a benchtime, as with go test: the first round of a
+// benchmark ramps up to it as testing.Benchmark does (runs of 1, 100,
+// 10000, ... iterations), later rounds run at once the iteration count
+// that the previous round says fills it, which halves the wall time.
 package runner
 
 import (

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/montanaflynn/stats"
@@ -74,7 +75,14 @@ func Run(items []Item, cfg Config) (*Output, error) {
 	config := cfg.Env.Config()
 	var tasks []task
 	for _, it := range items {
-		tasks = append(tasks, task{it.Name(), func() (*benchfmt.Result, error) { return runItem(it, cfg.Benchtime, config) }})
+		bt := cfg.Benchtime
+		tasks = append(tasks, task{it.Name(), func() (*benchfmt.Result, error) {
+			res, m, err := runItem(it, bt, config)
+			if err == nil {
+				bt = nextBenchtime(cfg.Benchtime, m)
+			}
+			return res, err
+		}})
 	}
 	for _, l := range r.Latency {
 		tasks = append(tasks, task{l.Name(), func() (*benchfmt.Result, error) { return sampleLatency(l, cfg.LatencySamples, config) }})
@@ -117,18 +125,18 @@ func Run(items []Item, cfg Config) (*Output, error) {
 }
 
 // runItem measures one item once.
-func runItem(it Item, benchtime string, config []benchfmt.Config) (*benchfmt.Result, error) {
+func runItem(it Item, benchtime string, config []benchfmt.Config) (*benchfmt.Result, Measurement, error) {
 	var benchErr error // testing.Benchmark discards the failure message
 	f, err := it.Bench(func(err error) { benchErr = err })
 	if err != nil {
-		return nil, err
+		return nil, Measurement{}, err
 	}
 	m, err := Measure(f, benchtime)
 	if err != nil {
 		if benchErr != nil {
-			return nil, fmt.Errorf("%w: %w", err, benchErr)
+			err = fmt.Errorf("%w: %w", err, benchErr)
 		}
-		return nil, err
+		return nil, m, err
 	}
 	res := newResult(it.Name(), m.N, config)
 	res.Values = append(res.Values,
@@ -138,7 +146,22 @@ func runItem(it Item, benchtime string, config []benchfmt.Config) (*benchfmt.Res
 	for _, unit := range sortedKeys(m.Extra) {
 		res.Values = append(res.Values, benchfmt.Value{Value: round(m.Extra[unit]), Unit: unit})
 	}
-	return res, nil
+	return res, m, nil
+}
+
+// nextBenchtime returns the benchtime of an item's next round: for a
+// duration, the iteration count ("Nx") that the last measurement says
+// fills it, so that later rounds skip testing.Benchmark's ramp-up (a
+// series of runs growing towards the duration, which more than doubles
+// the wall time of a run); a count stays as it is. This is how the
+// testing package predicts N, done once per item instead of once per run.
+func nextBenchtime(benchtime string, last Measurement) string {
+	d, err := time.ParseDuration(benchtime)
+	if err != nil || last.NsPerOp <= 0 {
+		return benchtime
+	}
+	n := math.Ceil(float64(d.Nanoseconds()) / last.NsPerOp)
+	return strconv.Itoa(int(min(max(n, 1), 1e9))) + "x"
 }
 
 // sampleLatency times samples single ops and returns a latency line.

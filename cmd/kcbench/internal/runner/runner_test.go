@@ -219,3 +219,25 @@ func TestMachine(t *testing.T) {
 		}
 	}
 }
+
+func TestNextBenchtime(t *testing.T) {
+	for _, tc := range []struct {
+		bt   string
+		ns   float64
+		want string
+	}{
+		{"50ms", 500, "100000x"},
+		{"50ms", 3, "16666667x"},
+		{"50ms", 2e8, "1x"}, // slower than the benchtime: one op
+		{"1s", 0.0001, "1000000000x"},
+		{"10x", 500, "10x"}, // counts stay
+		{"50ms", 0, "50ms"}, // nothing measured
+	} {
+		if got := nextBenchtime(tc.bt, Measurement{NsPerOp: tc.ns}); got != tc.want {
+			t.Errorf("nextBenchtime(%q, %v ns/op) = %q, want %q", tc.bt, tc.ns, got, tc.want)
+		}
+		if err := ParseBenchtime(nextBenchtime(tc.bt, Measurement{NsPerOp: tc.ns})); err != nil {
+			t.Error(err)
+		}
+	}
+}
