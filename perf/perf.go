@@ -156,6 +156,14 @@ func (w Workload) Backends() []string {
 // Run reports the error itself). Unknown names and bad sizes are reported
 // here, never by a panic.
 func (w Workload) Bench(backend string, n int) (func(b *testing.B), error) {
+	return w.BenchFunc(backend, n, nil)
+}
+
+// BenchFunc is Bench, and when the workload reports an error it also hands
+// that error to onError (if not nil) before failing the benchmark: under
+// testing.Benchmark the failure message is discarded, so a program that
+// runs benchmarks that way learns here why one failed.
+func (w Workload) BenchFunc(backend string, n int, onError func(error)) (func(b *testing.B), error) {
 	run, err := w.bind(backend, n)
 	if err != nil {
 		return nil, err
@@ -163,6 +171,9 @@ func (w Workload) Bench(backend string, n int) (func(b *testing.B), error) {
 	return func(b *testing.B) {
 		b.ReportAllocs()
 		if err := run(b, b.N); err != nil {
+			if onError != nil {
+				onError(fmt.Errorf("%s/backend=%s, b.N=%d: %w", w.Name, backend, b.N, err))
+			}
 			b.Fatalf("%s/backend=%s: %v", w.Name, backend, err)
 		}
 	}, nil
