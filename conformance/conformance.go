@@ -196,7 +196,8 @@ func guard(c Case, newRuntime func() (*kc.Runtime, error), phase *atomic.Int32) 
 func Cases() []Case {
 	var all []Case
 	for _, group := range [][]Case{matrixCases(), nurseryCases(), shieldCases(), leaseCases(),
-		scopeCases(), contextCases(), jobCases(), observeCases(), stressCases(), shutdownCases()} {
+		scopeCases(), contextCases(), jobCases(), observeCases(), chanCases(), selectCases(), actorCases(),
+		stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
 	return all

@@ -23,6 +23,10 @@ func BenchmarkCancelFanout(b *testing.B) { benchWorkload(b, "CancelFanout") }
 func BenchmarkWaitersStorm(b *testing.B) { benchWorkload(b, "WaitersStorm") }
 func BenchmarkNestedScopes(b *testing.B) { benchWorkload(b, "NestedScopes") }
 func BenchmarkFanOut(b *testing.B)       { benchWorkload(b, "FanOut") }
+func BenchmarkChanPingPong(b *testing.B) { benchWorkload(b, "ChanPingPong") }
+func BenchmarkChanBuffered(b *testing.B) { benchWorkload(b, "ChanBuffered") }
+func BenchmarkSelect(b *testing.B)       { benchWorkload(b, "Select") }
+func BenchmarkSleepWake(b *testing.B)    { benchWorkload(b, "SleepWake") }
 
 func benchWorkload(b *testing.B, name string) {
 	b.ReportAllocs()

@@ -93,6 +93,14 @@ var workloads = []Workload{
 	{Name: "FanOut", Sizes: []int{10, 100, 1000},
 		Op: "a scope launches n children that each run a fixed ~200 ns CPU task, and waits for them",
 		kc: kcFanOut, peers: map[string]peerRun{PeerGo: goFanOut, PeerErrgroup: egFanOut, PeerConc: concFanOut}},
+	{Name: "ChanPingPong", Op: "a round trip of a value between two jobs over two rendezvous channels",
+		kc: kcChanPingPong, peers: map[string]peerRun{PeerGo: goChanPingPong}},
+	{Name: "ChanBuffered", Op: "one value from a sending job to a receiving job through a channel of capacity 64",
+		kc: kcChanBuffered, peers: map[string]peerRun{PeerGo: goChanBuffered}},
+	{Name: "Select", Op: "one Select receiving from whichever of two fed buffered channels is ready",
+		kc: kcSelect, peers: map[string]peerRun{PeerGo: goSelect}},
+	{Name: "SleepWake", Op: "sleep 1µs: arm a timer, park, fire, wake",
+		kc: kcSleepWake, peers: map[string]peerRun{PeerGo: goSleepWake}},
 }
 
 // Workloads returns every workload, in the contract's order.
@@ -148,6 +156,14 @@ func (w Workload) Backends() []string {
 // Run reports the error itself). Unknown names and bad sizes are reported
 // here, never by a panic.
 func (w Workload) Bench(backend string, n int) (func(b *testing.B), error) {
+	return w.BenchFunc(backend, n, nil)
+}
+
+// BenchFunc is Bench, and when the workload reports an error it also hands
+// that error to onError (if not nil) before failing the benchmark: under
+// testing.Benchmark the failure message is discarded, so a program that
+// runs benchmarks that way learns here why one failed.
+func (w Workload) BenchFunc(backend string, n int, onError func(error)) (func(b *testing.B), error) {
 	run, err := w.bind(backend, n)
 	if err != nil {
 		return nil, err
@@ -155,6 +171,9 @@ func (w Workload) Bench(backend string, n int) (func(b *testing.B), error) {
 	return func(b *testing.B) {
 		b.ReportAllocs()
 		if err := run(b, b.N); err != nil {
+			if onError != nil {
+				onError(fmt.Errorf("%s/backend=%s, b.N=%d: %w", w.Name, backend, b.N, err))
+			}
 			b.Fatalf("%s/backend=%s: %v", w.Name, backend, err)
 		}
 	}, nil

@@ -11,11 +11,10 @@ import (
 	"github.com/kcbench/kcbench/runtimes"
 )
 
-// The contract of DESIGN.md "Benchmarks and reports" (without the workloads
-// of a later issue).
+// The contract of DESIGN.md "Benchmarks and reports".
 var (
 	contractNames = []string{"JobCreate", "AwaitCached", "AwaitPending", "CancelFanout",
-		"WaitersStorm", "NestedScopes", "FanOut"}
+		"WaitersStorm", "NestedScopes", "FanOut", "ChanPingPong", "ChanBuffered", "Select", "SleepWake"}
 	contractSizes = map[string][]int{"CancelFanout": {1000, 10000, 100000},
 		"WaitersStorm": {32}, "FanOut": {10, 100, 1000}}
 	contractPeers = []string{"peer-go", "peer-errgroup", "peer-conc", "peer-context"}
@@ -190,7 +189,8 @@ func TestSampleLatency(t *testing.T) {
 }
 
 func TestSlowed(t *testing.T) {
-	if got := SlowedWorkloads(); !slices.Equal(got, []string{"JobCreate", "AwaitCached", "AwaitPending"}) {
+	if got := SlowedWorkloads(); !slices.Equal(got, []string{"JobCreate", "AwaitCached", "AwaitPending",
+		"ChanPingPong", "ChanBuffered", "Select", "SleepWake"}) {
 		t.Errorf("SlowedWorkloads() = %v", got)
 	}
 	for _, name := range SlowedWorkloads() {

@@ -11,13 +11,17 @@
 // internal/results for the benchmark names and the latency lines kcbench
 // adds to it. Commands:
 //
-//	compare   benchstat-style comparison tables (text, markdown, csv, json)
-//	gate      regression gate against a baseline, with exit codes
-//	plot      PNG and SVG charts of a results file
-//	report    report.md with tables, spec targets and plots
+//	run        conformance, then every benchmark; results.txt, report.md, charts
+//	compare    benchstat-style comparison tables (text, markdown, csv, json)
+//	gate       regression gate against a baseline, with exit codes
+//	conform    the conformance matrix of every backend
+//	plot       PNG and SVG charts of a results file
+//	report     report.md with tables, spec targets and plots
+//	profile    CPU, heap, mutex and block profiles of one benchmark, and CPU diffs
+//	calibrate  the gate's false-alarm and detection rates on this machine
 //
-// "kcbench help" lists the commands registered in this build; the lead
-// adds run, conform, profile and calibrate through register.
+// "kcbench help" lists the commands; "kcbench help <command>" documents
+// one. A command registers itself from an init function (see command.go).
 //
 // Exit status: 0 on success, 1 when a command fails (for gate: a
 // regression or a missed spec target), 2 on a usage error or bad input

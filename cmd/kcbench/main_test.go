@@ -22,7 +22,7 @@ func TestDispatch(t *testing.T) {
 		stdout string // substring expected on stdout
 		stderr string // substring expected on stderr
 	}{
-		{"no command", nil, 2, "", "commands:\n  compare"},
+		{"no command", nil, 2, "", "commands:\n  calibrate"},
 		{"unknown command", []string{"bogus"}, 2, "", "  gate "},
 		{"help", []string{"help"}, 0, "  report ", ""},
 		{"-h", []string{"-h"}, 0, "  plot ", ""},
@@ -62,7 +62,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 	if !errors.Is(err, ErrUsage) || exitCode(err) != 2 || isSilent(err) {
 		t.Errorf("unknown command: %v (exit %d, silent %v)", err, exitCode(err), isSilent(err))
 	}
-	for _, name := range []string{"compare", "conform", "gate", "plot", "report"} {
+	for _, name := range []string{"calibrate", "compare", "conform", "gate", "plot", "profile", "report", "run"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("unknown command error does not list %q: %v", name, err)
 		}

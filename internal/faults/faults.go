@@ -36,6 +36,12 @@ const (
 	// TimeoutOverridesFailure: a timeout that fires after a failure is recorded
 	// overrides it, so the outcome is Cancelled instead of Failed.
 	TimeoutOverridesFailure
+	// SelectNoCleanup: a Select woken by one case leaves its wait nodes on
+	// the other cases' channels.
+	SelectNoCleanup
+	// ChanCancelNoDequeue: a channel operation woken by cancellation leaves
+	// its wait node on the channel's queue.
+	ChanCancelNoDequeue
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import

@@ -103,6 +103,24 @@
 // woken exactly once and no wakeup is lost. Join and Await of an unstarted
 // child of the waiting job run the child inline instead of parking.
 //
+// # Channels, select, actors and producers
+//
+// Chan is a buffered or rendezvous channel whose blocked operations park
+// through the waiting job's executor, like every other wait, and end with
+// the job's cancellation error when the job is cancelled; a closed channel
+// returns ErrClosed instead of panicking. Select waits on several channel
+// operations and performs exactly one. A blocked operation puts a wait node
+// (a sudog, one per Select case) on each channel's queue under that
+// channel's mutex; a counterpart completes it only after winning the CAS on
+// the waiter's Parker, so a handoff and a cancellation can race but exactly
+// one happens: no value is lost or received twice (chanwait.go has the
+// protocol). Actor (a job draining a mailbox with one handler), Produce (a
+// job feeding a channel it closes when it ends, with its failure if it
+// failed), Pool (an owned pool of at most max items with create and reset
+// hooks) and SendTask/RecvTask (spec 05's ordered task channel) are built
+// on Chan. Channel waits are not job waiters: they do not count in
+// Stats.WaitersRegistered or emit trace events.
+//
 // # Costs
 //
 // A Job is 128 bytes on 64-bit platforms (spec 01 §4.20 asks at most 128);

@@ -67,6 +67,13 @@ func Run(a, b Sampler, cfg Config) (*Result, error) {
 			}
 		}
 	}
+	res.finish()
+	return res, nil
+}
+
+// finish computes the rates and the conclusion from the counts.
+func (res *Result) finish() {
+	cfg := res.Config
 	trials := float64(cfg.Trials)
 	res.FalseAlarmRate = float64(res.FalseAlarms) / trials
 	for i := range res.Detections {
@@ -77,7 +84,6 @@ func Run(a, b Sampler, cfg Config) (*Result, error) {
 		}
 	}
 	res.Acceptable = res.Detectable && res.FalseAlarmRate <= cfg.MaxFalseAlarm
-	return res, nil
 }
 
 // Detection returns the detection rate of slowdown s, if it was tested.

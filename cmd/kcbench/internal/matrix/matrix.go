@@ -39,6 +39,21 @@ func (m *Matrix) Failures() int {
 	return n
 }
 
+// FailingBackends returns the backends that failed at least one case, in
+// column order.
+func (m *Matrix) FailingBackends() []string {
+	var out []string
+	for i, b := range m.Backends {
+		for _, cells := range m.Cells {
+			if i < len(cells) && cells[i].Err != nil {
+				out = append(out, b)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Formats lists the values Render accepts.
 var Formats = []string{"text", "markdown"}
 

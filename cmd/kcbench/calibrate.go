@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/calibrate"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/runner"
+	"github.com/kcbench/kcbench/perf"
+)
+
+func init() {
+	register(&command{
+		name:     "calibrate",
+		synopsis: "[-bench name] [-trials N] [-samples N] [-benchtime d] [-slowdowns list] [flags]",
+		summary:  "measure the gate's false alarms and detection rate on this machine",
+		doc: `Calibrate measures how far the regression gate can be trusted on this
+machine. It runs peer-go's version of a workload (-bench) as it is, twice
+(an A/A comparison: the same build against itself), and slowed down by
+each -slowdowns fraction (perf.NewSlowed: a known busy delay added per
+op, a real regression), -samples runs of -benchtime per side and trial,
+interleaved. Every trial is judged with the gate's own statistics
+(Mann-Whitney U, -alpha, -max-regress; -family simulates the
+Holm-Bonferroni correction of a gate run judging that many rows). It
+prints the false-alarm rate of the A/A comparisons, the detection rate of
+every slowdown, and the smallest slowdown detected in >= 90% of trials.
+
+The defaults mirror a default "kcbench run" and its gate: 10 samples
+(-count) of 50ms (-benchtime) a side, and a Holm family as large as the
+number of rows such a run gives the gate (-family, about 3 per benchmark
+and 4 per latency line). 10 trials x 10 samples x 4 sides take about half
+a minute; raise -trials for tighter rates (each trial moves a rate by
+1/trials).
+
+Exit status: 0 when the gate is trustworthy here (<= 5% false alarms and
+some slowdown detected in >= 90% of trials); 1 when it is not, or a run
+fails; 2 on a usage error.`,
+		run: runCalibrate,
+	})
+}
+
+// runCalibrate implements "kcbench calibrate".
+func runCalibrate(stdout, stderr io.Writer, args []string) error {
+	c, _ := lookup("calibrate")
+	fs := c.flagSet(stderr)
+	cfg := calibrate.Config{Trials: 10, Samples: 10, Alpha: gate.DefaultOptions.Alpha, MaxRegress: gate.DefaultOptions.MaxRegress, Family: defaultFamily()}
+	bench := fs.String("bench", "JobCreate", "workload whose peer-go version is measured: "+strings.Join(perf.SlowedWorkloads(), ", "))
+	fs.IntVar(&cfg.Trials, "trials", cfg.Trials, "number of `trials`")
+	fs.IntVar(&cfg.Samples, "samples", cfg.Samples, "runs per side and trial, as kcbench run's -count (>= 6)")
+	benchtime := fs.String("benchtime", "50ms", "length of one run, as kcbench run's -benchtime")
+	slowdowns := fs.String("slowdowns", "10%,25%", "comma-separated injected `slowdowns`")
+	maxRegress := percentFlag{cfg.MaxRegress}
+	fs.Var(&maxRegress, "max-regress", "the gate's -max-regress `percentage`")
+	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "the gate's -alpha `level`")
+	fs.IntVar(&cfg.Family, "family", cfg.Family, "`number` of comparisons the simulated gate run corrects for (default: the rows of a default run)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg.MaxRegress = maxRegress.v
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return usageError("calibrate takes no arguments, got %q", fs.Args())
+	}
+	if err := runner.ParseBenchtime(*benchtime); err != nil {
+		return usageError("-benchtime: %w", err)
+	}
+	if !slices.Contains(perf.SlowedWorkloads(), *bench) {
+		return usageError("-bench %q: want one of %s", *bench, strings.Join(perf.SlowedWorkloads(), ", "))
+	}
+	for _, s := range strings.Split(*slowdowns, ",") {
+		v, err := gate.ParsePercent(strings.TrimSpace(s))
+		if err != nil || v <= 0 {
+			return usageError("-slowdowns: bad slowdown %q: want positive percentages, e.g. 10%%,25%%", s)
+		}
+		cfg.Slowdowns = append(cfg.Slowdowns, v)
+	}
+	if !slices.IsSorted(cfg.Slowdowns) {
+		slices.Sort(cfg.Slowdowns)
+	}
+	cfg.Slowdowns = slices.Compact(cfg.Slowdowns)
+	if cfg.Trials < 1 || cfg.Samples < gate.MinSamples || cfg.Family < 1 || !(cfg.Alpha > 0 && cfg.Alpha <= 1) {
+		return usageError("-trials must be >= 1, -samples >= %d, -family >= 1 and -alpha in (0, 1]", gate.MinSamples)
+	}
+
+	base, err := slowedSampler(*bench, 0, *benchtime)
+	if err != nil {
+		return err
+	}
+	var slowed []calibrate.Sampler
+	for _, s := range cfg.Slowdowns {
+		sampler, err := slowedSampler(*bench, s, *benchtime)
+		if err != nil {
+			return err
+		}
+		slowed = append(slowed, sampler)
+	}
+	s, _ := perf.NewSlowed(*bench, 0) // cached: reports the calibrated base
+	fmt.Fprintf(stdout, "workload: %s/backend=%s, base %.1f ns/op, %s per run\n", *bench, perf.PeerGo, s.BaseNs, *benchtime)
+	res, err := calibrate.RunInjected(base, base, slowed, cfg)
+	if err != nil {
+		return err
+	}
+	if err := res.WriteText(stdout); err != nil {
+		return err
+	}
+	if !res.Acceptable {
+		return failure(fmt.Errorf("the gate cannot be trusted on this machine with these settings: %s", res.Summary()))
+	}
+	return nil
+}
+
+// defaultFamily is about the number of rows the gate judges for a default
+// run on the registered backends: sec/op, B/op and allocs/op of every
+// benchmark, and the four percentiles of every latency line.
+func defaultFamily() int {
+	items, err := runner.Plan(runner.Selection{})
+	if err != nil {
+		return 1
+	}
+	return 3*len(items) + len(runner.LatencyPercentiles)*len(runner.LatencyPlan(items))
+}
+
+// slowedSampler returns a sampler of the sec/op of peer-go's workload
+// slowed by s.
+func slowedSampler(workload string, s float64, benchtime string) (calibrate.Sampler, error) {
+	slowed, err := perf.NewSlowed(workload, s)
+	if err != nil {
+		return nil, err
+	}
+	return func(n int) ([]float64, error) {
+		out := make([]float64, n)
+		for i := range out {
+			m, err := runner.Measure(slowed.Bench, benchtime)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = m.NsPerOp * 1e-9
+		}
+		return out, nil
+	}, nil
+}

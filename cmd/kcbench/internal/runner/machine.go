@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// Machine renders machine.md: where and how a results file was made, so
+// that a baseline says which hardware its numbers hold for. It adds to e
+// what the results file's configuration lines do not carry: the CPU
+// count, memory, kernel, date and the command line.
+func Machine(e Env, cmdline []string, now time.Time) string {
+	var b strings.Builder
+	b.WriteString("# Machine\n\n")
+	b.WriteString("The results in this directory were measured here. Comparing them with\n")
+	b.WriteString("results from other hardware (or a differently loaded machine) measures\n")
+	b.WriteString("the machines, not the code: gate against a baseline from the same machine.\n\n")
+	b.WriteString("| | |\n| :--- | :--- |\n")
+	rows := [][2]string{
+		{"date", now.UTC().Format(time.RFC3339)},
+		{"command", "`" + strings.Join(cmdline, " ") + "`"},
+		{"goos/goarch", e.GOOS + "/" + e.GOARCH},
+		{"cpu", e.CPU},
+		{"cpus (runtime.NumCPU)", fmt.Sprint(runtime.NumCPU())},
+		{"gomaxprocs", fmt.Sprint(e.GOMAXPROCS)},
+		{"memory", memTotal()},
+		{"kernel", kernel()},
+		{"go version", e.GoVersion},
+		{"commit", e.Commit},
+		{"kcbench version", e.Version},
+	}
+	for _, r := range rows {
+		v := r[1]
+		if v == "" {
+			v = "unknown"
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", r[0], strings.ReplaceAll(v, "|", `\|`))
+	}
+	return b.String()
+}
+
+// memTotal returns MemTotal of /proc/meminfo, or "".
+func memTotal() string {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// kernel returns the kernel release, or "".
+func kernel() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return ""
+	}
+	return runtime.GOOS + " " + strings.TrimSpace(string(b))
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/runner"
+)
+
+// version is kcbench's version, recorded in every results file.
+const version = "0.4.0"
+
+func init() {
+	register(&command{
+		name:     "run",
+		synopsis: "[-backends list] [-bench regexp] [-count N] [-benchtime d] [-o dir] [flags]",
+		summary:  "run conformance, then every benchmark; write results, report and plots",
+		doc: `Run is the main job. It runs the conformance suite on the selected
+backends, then every workload (package perf) on every selected backend
+and peer, -count rounds interleaved (round 1 runs every benchmark once,
+then round 2, ...), so that drift of the machine hits every backend
+alike. Each run lasts -benchtime, as with go test; after the first round
+a benchmark runs the iteration count its previous round found to fill
+-benchtime, without testing.Benchmark's ramp-up. After the benchmarks of each round it samples the latency
+percentiles of JobCreate and AwaitPending (-latency samples each).
+
+It writes into the output directory:
+  results.txt      Go benchmark format, with the configuration lines goos,
+                   goarch, cpu, gomaxprocs, go-version, commit and
+                   kcbench-version, and the latency lines
+  report.md        the report (see "kcbench report"), with the charts
+  *.png, *.svg     the charts (see "kcbench plot")
+  conformance.md   the conformance matrix
+  machine.md       the machine (CPU count, memory, kernel) and command line
+and prints the files it wrote. Progress goes to stderr: one line updated
+in place on a terminal, else one log line per benchmark run.
+
+-bench matches <Workload>/backend=<name>[/n=<k>], e.g. -bench JobCreate
+or -bench 'FanOut/.*/n=1000$'. -backends takes registered backends and
+peers (peer-go, peer-errgroup, peer-conc, peer-context); a workload runs
+on those of them it has.
+
+The defaults (-count 10, -benchtime 50ms) are chosen for the gate: it
+judges about 160 rows with Holm's correction, so its strictest step needs
+p <= 0.05/160; the smallest p-value a Mann-Whitney test of 6 against 6
+runs can give is 0.002, of 10 against 10 is 0.00001. With fewer than about
+8 runs a side no regression can be significant, so more short rounds
+beat fewer long ones.
+
+A backend that fails a conformance case is not benchmarked (a runtime
+that breaks the spec has no meaningful numbers), the others are, and
+run exits 1 after writing everything. -conform=false skips the suite,
+-conform-run selects some of its cases.
+
+Exit status: 0 when conformance and every benchmark passed; 1 on a
+conformance failure or a failed benchmark (the results of the rest are
+still written); 2 on a usage error.`,
+		run: runRun,
+	})
+}
+
+// ErrBenchmarks is wrapped by run's error when a benchmark failed.
+var ErrBenchmarks = errors.New("benchmark failures")
+
+// runFlags are the flags of "kcbench run".
+type runFlags struct {
+	backends, bench, benchtime, dir, baseline string
+	conformRun                                string
+	args                                      []string // the command line, for machine.md
+	count, latency                            int
+	conform                                   bool
+	watchdog                                  time.Duration
+}
+
+// runRun implements "kcbench run".
+func runRun(stdout, stderr io.Writer, args []string) error {
+	c, _ := lookup("run")
+	fs := c.flagSet(stderr)
+	var f runFlags
+	fs.StringVar(&f.backends, "backends", "", "comma-separated `list` of backends and peers (default: all)")
+	fs.StringVar(&f.bench, "bench", ".", "run only the benchmarks whose name matches `regexp`")
+	fs.IntVar(&f.count, "count", 10, "number of interleaved `rounds` (see above: the gate needs about 10)")
+	fs.StringVar(&f.benchtime, "benchtime", "50ms", "run each benchmark for `d` (a duration, or Nx iterations)")
+	fs.StringVar(&f.dir, "o", filepath.Join("reports", "latest"), "output `directory`")
+	fs.IntVar(&f.latency, "latency", 10000, "latency `samples` per backend and round (0: no latency lines)")
+	fs.BoolVar(&f.conform, "conform", true, "run the conformance suite first")
+	fs.StringVar(&f.conformRun, "conform-run", "", "run only the conformance cases whose name matches `regexp`")
+	fs.DurationVar(&f.watchdog, "watchdog", 20*time.Second, "fail a conformance case that takes longer than `d`")
+	fs.StringVar(&f.baseline, "baseline", "", "add a vs-baseline row to the report, from this results `file`")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	f.args = args
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return usageError("run takes no arguments, got %q", fs.Args())
+	}
+	items, err := planRun(f)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return err
+	}
+	var written []string
+	var failures []error
+	if f.conform {
+		path, bad, err := conformBeforeRun(stdout, items, f)
+		if err != nil {
+			return err
+		}
+		if path != "" {
+			written = append(written, path)
+		}
+		if len(bad) > 0 {
+			items = dropBackends(items, bad)
+			msg := fmt.Errorf("%w on %s: not benchmarked (see %s)", ErrConformance, strings.Join(bad, ", "), path)
+			fmt.Fprintf(stderr, "kcbench run: %v\n", msg)
+			failures = append(failures, msg)
+		}
+	}
+	if len(items) > 0 {
+		files, err := benchmarkAndReport(stderr, items, f)
+		written = append(written, files...)
+		if err != nil {
+			failures = append(failures, err)
+		}
+	}
+	for _, p := range written {
+		fmt.Fprintln(stdout, p)
+	}
+	if len(failures) > 0 {
+		return failure(errors.Join(failures...))
+	}
+	return nil
+}
+
+// planRun checks the flags and plans the benchmarks.
+func planRun(f runFlags) ([]runner.Item, error) {
+	if f.count < 1 || f.latency < 0 || f.watchdog <= 0 {
+		return nil, usageError("-count must be >= 1, -latency >= 0 and -watchdog > 0")
+	}
+	if err := runner.ParseBenchtime(f.benchtime); err != nil {
+		return nil, usageError("-benchtime: %w", err)
+	}
+	re, err := regexp.Compile(f.bench)
+	if err != nil {
+		return nil, usageError("-bench: %w", err)
+	}
+	sel := runner.Selection{Bench: re}
+	if f.backends != "" {
+		known := runner.KnownBackends()
+		for _, b := range strings.Split(f.backends, ",") {
+			b = strings.TrimSpace(b)
+			if !slices.Contains(known, b) {
+				return nil, usageError("-backends: unknown backend %q (known: %s)", b, strings.Join(known, ", "))
+			}
+			sel.Backends = append(sel.Backends, b)
+		}
+	}
+	items, err := runner.Plan(sel)
+	if err != nil {
+		return nil, usageError("%w", err)
+	}
+	return items, nil
+}

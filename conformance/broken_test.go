@@ -1,0 +1,217 @@
+package conformance_test
+
+// The suite is only worth running if it catches bugs. These tests build
+// deliberately broken runtimes — the core with one fault switched on
+// (internal/faults), or a sound core on a broken executor — and check that
+// the suite rejects each of them, naming a case that is meant to catch it
+// (like testing/fstest's tests against broken file systems).
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kcbench/kcbench/conformance"
+	"github.com/kcbench/kcbench/internal/faults"
+	"github.com/kcbench/kcbench/runtimes/goroutine"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// brokenWatchdog is the watchdog for cases run against broken runtimes:
+// several faults make a case hang, and each hang costs this long.
+const brokenWatchdog = 5 * time.Second
+
+// firstFailure runs the suite's cases in order, each under brokenWatchdog,
+// and stops at the first failure: it returns that case's Result and whether
+// there was one. Test would report the same failure (it runs the same cases
+// the same way); stopping early keeps a runtime that hangs every case from
+// costing a watchdog per case.
+func firstFailure(newRuntime func() (*kc.Runtime, error)) (conformance.Result, bool) {
+	for _, c := range conformance.Cases() {
+		r := conformance.RunCases(newRuntime, []conformance.Case{c}, brokenWatchdog)[0]
+		if r.Err != nil {
+			return r, true
+		}
+	}
+	return conformance.Result{}, false
+}
+
+// checkCaught fails t unless the suite rejects newRuntime, and unless the
+// first case to fail is one of want (the cases written to catch that bug,
+// in suite order; an earlier one may catch it as a side effect, so any of
+// them is accepted) and its error starts with the case's name.
+func checkCaught(t *testing.T, newRuntime func() (*kc.Runtime, error), want ...string) {
+	t.Helper()
+	r, failed := firstFailure(newRuntime)
+	if !failed {
+		t.Fatalf("suite passed a broken runtime; want a failure of %s", strings.Join(want, " or "))
+	}
+	if !slices.Contains(want, r.Case) {
+		t.Errorf("first failing case = %s (%v); want one of %s", r.Case, r.Err, strings.Join(want, ", "))
+	}
+	if !strings.HasPrefix(r.Err.Error(), r.Case+": ") {
+		t.Errorf("error %q does not start with the case name %q", r.Err, r.Case)
+	}
+	t.Logf("caught by %s: %.200v", r.Case, r.Err)
+}
+
+// TestBrokenClose comes first in the file, so that it runs before the other
+// tests have abandoned hung cases whose goroutines could still come and go,
+// and alone, since NoGoroutineLeft counts the process's goroutines.
+func TestBrokenClose(t *testing.T) {
+	checkCaught(t, func() (*kc.Runtime, error) { return kc.New(&leakyClose{Executor: goroutine.New()}), nil },
+		"NoGoroutineLeft")
+}
+
+func TestBrokenCore(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		fault faults.Set
+		want  []string // the first failing case is one of these
+	}{
+		{"ParentDoesNotWaitForChildren", faults.NoWaitChildren, []string{"ScopeThreeChildren"}},
+		{"FailureDoesNotCancelSiblings", faults.NoCancelSiblings, []string{"ChildFailureCancelsSiblings"}},
+		{"SupervisorPropagatesFailures", faults.SupervisorPropagates, []string{"SupervisorIgnoresChildFailure"}},
+		{"LostWakeupOnJoin", faults.LostJoinWakeup, []string{"ScopeThreeChildren"}},
+		{"DoubleCountedCounter", faults.DoubleCount, []string{"NurseryConcurrentCompletion", "CountersExact"}},
+		{"ShieldDoesNotDeferCancelWalk", faults.ShieldNoDefer, []string{"ShieldCancelInside"}},
+		{"LastErrorWins", faults.LastErrorWins, []string{"FirstErrorWins"}},
+		{"CancelDoesNotGoDown", faults.NoCancelDown, []string{"ChildFailureCancelsSiblings", "CancelBeforeChildrenStart"}},
+		{"DetachedChildAttached", faults.DetachedAttached, []string{"DetachedChildFailure"}},
+		{"TimeoutOverridesFailure", faults.TimeoutOverridesFailure, []string{"ExplicitCauseOverTimeout", "FailureBeforeTimeout"}},
+		{"SelectLeavesLosingNodes", faults.SelectNoCleanup, []string{"SelectWakeAndCleanup"}},
+		{"CancelledChanWaitStaysQueued", faults.ChanCancelNoDequeue, []string{"ChanCancelBlockedRecv"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			opt := faults.Option(tc.fault).(kc.Option)
+			checkCaught(t, func() (*kc.Runtime, error) { return kc.New(goroutine.New(), opt), nil }, tc.want...)
+		})
+	}
+}
+
+// The executor faults: a sound core on an executor that breaks its contract.
+func TestBrokenExecutor(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		ex   func() kc.Executor
+		want []string
+	}{
+		{"TimersNeverFire", func() kc.Executor { return &deafTimers{Executor: goroutine.New()} },
+			[]string{"TimeoutFiresFirst"}},
+		{"LostUnpark", func() kc.Executor { return &lossyUnpark{Executor: goroutine.New()} },
+			[]string{"ScopeThreeChildren"}},
+		{"FixedPoolNoCompensation", func() kc.Executor { return newFixedPool(2) },
+			[]string{"ScopeThreeChildren", "ChildFailureCancelsSiblings", "DeepScopes", "JoinChain", "BlockingGoChannel"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checkCaught(t, func() (*kc.Runtime, error) { return kc.New(tc.ex()), nil }, tc.want...)
+		})
+	}
+}
+
+// deafTimers never fires an AfterFunc: timeouts and sleeps never end on
+// their own.
+type deafTimers struct{ *goroutine.Executor }
+
+func (*deafTimers) AfterFunc(time.Duration, func()) kc.Timer { return deafTimer{} }
+
+type deafTimer struct{}
+
+func (deafTimer) Stop() bool { return true }
+
+// leakyClose starts a helper goroutine on its first Spawn (as a backend
+// might start a monitor lazily) and forgets to stop it in Close.
+type leakyClose struct {
+	*goroutine.Executor
+	once sync.Once
+	stop chan struct{} // never closed: the bug
+}
+
+func (e *leakyClose) Spawn(t *kc.Task) {
+	e.once.Do(func() {
+		e.stop = make(chan struct{})
+		go func() { <-e.stop }()
+	})
+	e.Executor.Spawn(t)
+}
+
+// lossyUnpark drops every second Unpark: its waiter never wakes.
+type lossyUnpark struct {
+	*goroutine.Executor
+	mu sync.Mutex
+	n  int
+}
+
+func (e *lossyUnpark) Unpark(p *kc.Parker) {
+	e.mu.Lock()
+	e.n++
+	drop := e.n%2 == 0
+	e.mu.Unlock()
+	if !drop {
+		p.Signal()
+	}
+}
+
+// fixedPool runs tasks on a fixed number of worker goroutines and does not
+// compensate for a worker blocked in Park: once every worker waits for a
+// task still in the queue, nothing runs again.
+type fixedPool struct {
+	mu    sync.Mutex
+	cond  sync.Cond
+	queue []*kc.Task // under mu
+	quit  bool       // under mu
+	wg    sync.WaitGroup
+}
+
+func newFixedPool(workers int) *fixedPool {
+	e := &fixedPool{}
+	e.cond.L = &e.mu
+	for range workers {
+		e.wg.Go(e.work)
+	}
+	return e
+}
+
+func (e *fixedPool) work() {
+	for {
+		e.mu.Lock()
+		for len(e.queue) == 0 && !e.quit {
+			e.cond.Wait()
+		}
+		if len(e.queue) == 0 {
+			e.mu.Unlock()
+			return
+		}
+		t := e.queue[0]
+		e.queue = e.queue[1:]
+		e.mu.Unlock()
+		t.Run()
+	}
+}
+
+func (e *fixedPool) Spawn(t *kc.Task) {
+	e.mu.Lock()
+	e.queue = append(e.queue, t)
+	e.mu.Unlock()
+	e.cond.Signal()
+}
+
+func (*fixedPool) Park(p *kc.Parker)   { p.Wait() }
+func (*fixedPool) Unpark(p *kc.Parker) { p.Signal() }
+
+func (*fixedPool) AfterFunc(d time.Duration, f func()) kc.Timer { return time.AfterFunc(d, f) }
+
+func (e *fixedPool) Close() error {
+	e.mu.Lock()
+	e.quit = true
+	e.mu.Unlock()
+	e.cond.Broadcast()
+	e.wg.Wait()
+	return nil
+}

@@ -1,0 +1,203 @@
+package kc
+
+// Blocking channel operations: spec 05's wait nodes, on kc's Parker.
+//
+// A blocked Send, Recv or Select owns one chanWaiter (its Parker, and a
+// cancel hook on the waiting job) and puts one sudog per channel operation
+// on that channel's queue: one for Send and Recv, one per case for Select.
+// The waiter's Parker.reason is the "notified" word of spec 05. It starts at
+// 0 and is set exactly once, by compare-and-swap, by whoever wakes the
+// waiter first:
+//
+//   - a counterpart (a Send for a blocked Recv, a Recv for a blocked Send,
+//     Close for either) sets wakeCase+i, i being the index of the sudog's
+//     case, *then* moves the value and marks a close, and only then unparks
+//     the waiter: the value is in place before the waiter can run;
+//   - the cancel walk of the waiting job sets wakeCancel.
+//
+// Winning the CAS is what commits an operation: a counterpart that loses it
+// skips that sudog (its owner was cancelled, or, in a Select, another case
+// won) and tries the next one, so a value is never handed to a waiter that
+// has stopped waiting and never lost. Sudogs are linked and unlinked only
+// under their channel's mutex; the counterpart unlinks what it pops, and the
+// owner, once awake, unlinks whatever is still linked.
+
+// wakeCase is the first Parker reason of a channel wake: reason wakeCase+i
+// says that the sudog of case i completed (a Send or Recv is case 0).
+const wakeCase uint32 = 16
+
+// chanWaiter is the wait node of one blocked channel operation or Select.
+type chanWaiter struct {
+	waiter      // p, and hook for the waiting job; its job-list fields are unused
+	job    *Job // the waiting job; nil for a plain goroutine. Immutable.
+}
+
+func newChanWaiter(j *Job) *chanWaiter {
+	w := &chanWaiter{job: j}
+	w.p.init(j != nil)
+	return w
+}
+
+// chanOp is a blocked Send or Recv: its waiter, its one sudog and the value
+// sent or received, in one allocation.
+type chanOp[T any] struct {
+	w chanWaiter
+	s sudog[T]
+	v T
+}
+
+func newChanOp[T any](j *Job, v T) *chanOp[T] {
+	op := &chanOp[T]{w: chanWaiter{job: j}, v: v}
+	op.w.p.init(j != nil)
+	op.s.w, op.s.elem = &op.w, &op.v
+	return op
+}
+
+// wait parks until a counterpart or the cancellation of w.job wakes w, and
+// returns the wake reason. The cancel hook is on w.job only while parked.
+func (w *chanWaiter) wait() uint32 {
+	j := w.job
+	if j == nil {
+		w.p.Wait()
+		return w.p.reason.Load()
+	}
+	w.hook.w = &w.waiter
+	j.lockSlow()
+	how := j.addHookLocked(&w.hook)
+	j.mu.Unlock()
+	if how == hookFireNow {
+		w.p.wake(j.rt.ex, wakeCancel)
+	}
+	j.rt.ex.Park(&w.p)
+	if how == hookLinked {
+		j.mu.Lock()
+		j.removeHookLocked(&w.hook)
+		j.mu.Unlock()
+	}
+	return w.p.reason.Load()
+}
+
+// unpark wakes w after a counterpart won its CAS. It never blocks.
+func (w *chanWaiter) unpark() {
+	if w.job == nil {
+		w.p.Signal()
+		return
+	}
+	w.job.rt.ex.Unpark(&w.p)
+}
+
+// sudog is one operation of a chanWaiter on the queue of one channel.
+// Every field but closed is under that channel's mutex; closed is written
+// by the counterpart that won the CAS, before it unparks the owner.
+type sudog[T any] struct {
+	w          *chanWaiter
+	idx        uint32    // case index (0 for Send and Recv); immutable
+	elem       *T        // send: the value to send; recv: where to put it
+	q          *waitq[T] // the queue it is on, nil when off
+	prev, next *sudog[T]
+	closed     bool // completed by Close, not by a handoff
+}
+
+// claim reports whether the caller won the right to complete s.
+func (s *sudog[T]) claim() bool { return s.w.p.reason.CompareAndSwap(0, wakeCase+s.idx) }
+
+// waitq is a FIFO of sudogs; under its channel's mutex.
+type waitq[T any] struct {
+	head, tail *sudog[T]
+	n          int // sudogs on the queue
+}
+
+func (q *waitq[T]) push(s *sudog[T]) {
+	s.q, s.prev, s.next = q, q.tail, nil
+	if q.tail != nil {
+		q.tail.next = s
+	} else {
+		q.head = s
+	}
+	q.tail = s
+	q.n++
+}
+
+func (q *waitq[T]) pop() *sudog[T] {
+	s := q.head
+	if s != nil {
+		q.remove(s)
+	}
+	return s
+}
+
+func (q *waitq[T]) remove(s *sudog[T]) {
+	if s.prev != nil {
+		s.prev.next = s.next
+	} else {
+		q.head = s.next
+	}
+	if s.next != nil {
+		s.next.prev = s.prev
+	} else {
+		q.tail = s.prev
+	}
+	s.q, s.prev, s.next = nil, nil, nil
+	q.n--
+}
+
+// sendLocked tries to send *v without blocking; c.mu is held and stays
+// held. done reports whether the send is settled: sent (err nil) or refused
+// for good (err is the close error). wake, if not nil, is a receiver that
+// got the value and must be unparked once c.mu is released.
+func (c *Chan[T]) sendLocked(v *T) (done bool, err error, wake *chanWaiter) {
+	if c.closed != nil {
+		return true, c.closed, nil
+	}
+	for r := c.recvq.pop(); r != nil; r = c.recvq.pop() {
+		if r.claim() {
+			*r.elem = *v
+			return true, nil, r.w
+		}
+	}
+	if c.count < len(c.buf) {
+		c.buf[(c.head+c.count)%len(c.buf)] = *v
+		c.count++
+		return true, nil, nil
+	}
+	return false, nil, nil
+}
+
+// recvLocked tries to receive into *v without blocking, like sendLocked:
+// from the buffer (refilling it from the first blocked sender), straight
+// from a blocked sender when unbuffered, or the close error once closed and
+// drained.
+func (c *Chan[T]) recvLocked(v *T) (done bool, err error, wake *chanWaiter) {
+	if c.count > 0 {
+		var zero T
+		*v, c.buf[c.head] = c.buf[c.head], zero
+		c.head = (c.head + 1) % len(c.buf)
+		c.count--
+		for s := c.sendq.pop(); s != nil; s = c.sendq.pop() {
+			if s.claim() {
+				c.buf[(c.head+c.count)%len(c.buf)] = *s.elem
+				c.count++
+				return true, nil, s.w
+			}
+		}
+		return true, nil, nil
+	}
+	for s := c.sendq.pop(); s != nil; s = c.sendq.pop() {
+		if s.claim() {
+			*v = *s.elem
+			return true, nil, s.w
+		}
+	}
+	if c.closed != nil {
+		return true, c.closed, nil
+	}
+	return false, nil, nil
+}
+
+// unlockWake releases c.mu, then unparks wake if there is one.
+func (c *Chan[T]) unlockWake(wake *chanWaiter) {
+	c.mu.Unlock()
+	if wake != nil {
+		wake.unpark()
+	}
+}

@@ -1,0 +1,188 @@
+package kc
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/kcbench/kcbench/internal/faults"
+)
+
+// A SelectCase is one arm of Select or TrySelect, made by Chan.RecvCase or
+// Chan.SendCase. A case made from a nil *Chan is never ready, as with a nil
+// Go channel. A case value may be reused by later Selects, but not by two at
+// once.
+type SelectCase interface {
+	mutex() *sync.Mutex // nil for a case on a nil channel
+	tryLocked() (done bool, err error, wake *chanWaiter)
+	enqueueLocked(w *chanWaiter, idx uint32)
+	dequeueLocked() error // unlinks the case's sudog; returns its outcome if it completed
+}
+
+// RecvCase returns a case that receives into *dst (dst may be nil to drop
+// the value). Select reports ErrClosed for it once c is closed and drained.
+func (c *Chan[T]) RecvCase(dst *T) SelectCase {
+	rc := &recvCase[T]{c: c}
+	if dst == nil {
+		dst = &rc.sink
+	}
+	rc.s.elem = dst
+	return rc
+}
+
+// SendCase returns a case that sends v. Select reports ErrClosed for it if
+// c is closed.
+func (c *Chan[T]) SendCase(v T) SelectCase {
+	sc := &sendCase[T]{c: c, v: v}
+	sc.s.elem = &sc.v
+	return sc
+}
+
+type recvCase[T any] struct {
+	c    *Chan[T]
+	s    sudog[T]
+	sink T
+}
+
+func (rc *recvCase[T]) mutex() *sync.Mutex { return chanMutex(rc.c) }
+func (rc *recvCase[T]) tryLocked() (bool, error, *chanWaiter) {
+	return rc.c.recvLocked(rc.s.elem)
+}
+func (rc *recvCase[T]) enqueueLocked(w *chanWaiter, idx uint32) {
+	rc.s.w, rc.s.idx, rc.s.closed = w, idx, false
+	rc.c.recvq.push(&rc.s)
+}
+func (rc *recvCase[T]) dequeueLocked() error { return rc.c.dequeueLocked(&rc.s) }
+
+type sendCase[T any] struct {
+	c *Chan[T]
+	s sudog[T]
+	v T
+}
+
+func (sc *sendCase[T]) mutex() *sync.Mutex { return chanMutex(sc.c) }
+func (sc *sendCase[T]) tryLocked() (bool, error, *chanWaiter) {
+	return sc.c.sendLocked(sc.s.elem)
+}
+func (sc *sendCase[T]) enqueueLocked(w *chanWaiter, idx uint32) {
+	sc.s.w, sc.s.idx, sc.s.closed = w, idx, false
+	sc.c.sendq.push(&sc.s)
+}
+func (sc *sendCase[T]) dequeueLocked() error { return sc.c.dequeueLocked(&sc.s) }
+
+func chanMutex[T any](c *Chan[T]) *sync.Mutex {
+	if c == nil {
+		return nil
+	}
+	return &c.mu
+}
+
+// dequeueLocked takes s off its queue if it is still there and returns the
+// outcome of s had it completed: the close error if a Close completed it.
+func (c *Chan[T]) dequeueLocked(s *sudog[T]) error {
+	if s.q != nil {
+		s.q.remove(s)
+	}
+	if s.closed {
+		return c.closed
+	}
+	return nil
+}
+
+// Select waits until one of the cases can proceed, performs it, and returns
+// its index: a receive has stored its value, a send has delivered its value;
+// err is the close error if the chosen case found its channel closed (a
+// receive only once it is drained). When several cases are ready, one is
+// chosen at random. The wait is cancellable through j (nil from a plain
+// goroutine): if j is cancelled first, Select returns -1 and j's
+// cancellation error and no case is performed. With no case on a non-nil
+// channel, Select waits for j's cancellation; with a nil j too it returns
+// -1 and ErrWouldBlock rather than block forever.
+//
+// Cost: Select locks the cases' channels together (in address order, so
+// concurrent Selects cannot deadlock) once to look for a ready case and,
+// if it must wait, once more to leave the queues.
+func Select(j *Job, cases ...SelectCase) (int, error) { return selectCases(j, cases, true) }
+
+// TrySelect performs one ready case like Select, or returns -1 and
+// ErrWouldBlock if none is ready.
+func TrySelect(cases ...SelectCase) (int, error) { return selectCases(nil, cases, false) }
+
+func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
+	if j != nil {
+		if err := j.Check(); err != nil {
+			return -1, err
+		}
+	}
+	var buf [4]*sync.Mutex
+	locks := buf[:0]
+	for _, c := range cases {
+		if c != nil && c.mutex() != nil {
+			locks = append(locks, c.mutex())
+		}
+	}
+	slices.SortFunc(locks, func(a, b *sync.Mutex) int {
+		return cmp.Compare(uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b)))
+	})
+	locks = slices.Compact(locks)
+	lockAll(locks)
+	if n := len(cases); n > 0 {
+		start := rand.IntN(n)
+		for k := range n {
+			i := (start + k) % n
+			if cases[i] == nil || cases[i].mutex() == nil {
+				continue
+			}
+			if done, err, wake := cases[i].tryLocked(); done {
+				unlockAll(locks)
+				if wake != nil {
+					wake.unpark()
+				}
+				return i, err
+			}
+		}
+	}
+	if !block || j == nil && len(locks) == 0 {
+		unlockAll(locks)
+		return -1, ErrWouldBlock
+	}
+	w := newChanWaiter(j)
+	for i, c := range cases {
+		if c != nil && c.mutex() != nil {
+			c.enqueueLocked(w, uint32(i))
+		}
+	}
+	unlockAll(locks)
+	reason := w.wait()
+	chosen, err := -1, error(nil)
+	lockAll(locks)
+	for i, c := range cases {
+		if c != nil && c.mutex() != nil {
+			if j != nil && reason != wakeCase+uint32(i) && j.rt.faults&faults.SelectNoCleanup != 0 {
+				continue
+			}
+			if cerr := c.dequeueLocked(); reason == wakeCase+uint32(i) {
+				chosen, err = i, cerr
+			}
+		}
+	}
+	unlockAll(locks)
+	if chosen < 0 {
+		return -1, j.cancelErr()
+	}
+	return chosen, err
+}
+
+func lockAll(locks []*sync.Mutex) {
+	for _, mu := range locks {
+		mu.Lock()
+	}
+}
+
+func unlockAll(locks []*sync.Mutex) {
+	for _, mu := range locks {
+		mu.Unlock()
+	}
+}
