@@ -15,7 +15,11 @@ type Runtime struct {
 	name   string     // immutable
 	tracer Tracer     // immutable; nil when tracing is off
 	faults faults.Set // immutable; zero outside this module's tests
-	stats  counters
+	// stats is allocated on its own: a 512-byte object starts on a 512-byte
+	// boundary, so each stripe is exactly one cache line, and the counters
+	// (written on every job) share no line with the read-only fields above,
+	// which every job reads.
+	stats *counters
 
 	mu      sync.Mutex
 	closed  bool              // under mu: Run and detached launches are refused
@@ -39,7 +43,7 @@ func New(ex Executor, opts ...Option) *Runtime {
 			c.name = n.Name()
 		}
 	}
-	return &Runtime{ex: ex, name: c.name, tracer: c.tracer, faults: c.faults,
+	return &Runtime{ex: ex, name: c.name, tracer: c.tracer, faults: c.faults, stats: new(counters),
 		tops: make(map[*Job]struct{}), drained: make(chan struct{}), done: make(chan struct{})}
 }
 

@@ -2,7 +2,7 @@ package kc
 
 import (
 	"sync/atomic"
-	_ "unsafe" // for go:linkname
+	"unsafe" // for go:linkname and Sizeof
 )
 
 // Stats holds the spec 01 counters. Each counts its event exactly once:
@@ -77,3 +77,7 @@ func (cs *counters) snapshot() Stats {
 	return Stats{sum[cCreated], sum[cCancelReq], sum[cFailed], sum[cCompleted],
 		sum[cCancelled], sum[cWaitReg], sum[cWaitWoken]}
 }
+
+// The stripes must fill a size class exactly for the alignment argument in
+// Runtime.stats: 8 stripes of 64 bytes, the 512-byte class.
+var _ [0]struct{} = [unsafe.Sizeof(counters{}) - 512]struct{}{}
