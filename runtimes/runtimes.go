@@ -11,6 +11,7 @@ import (
 
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
+	"github.com/kcbench/kcbench/runtimes/vcore"
 )
 
 // ErrUnknownBackend is matched by the error New returns for an unknown name.
@@ -37,6 +38,7 @@ var (
 
 func init() {
 	Register("goroutine", func() kc.Executor { return goroutine.New() })
+	Register("vcore", func() kc.Executor { return vcore.Must(vcore.New()) })
 }
 
 // Register makes a backend available under name: newExecutor is called once
