@@ -40,8 +40,8 @@ const (
 const stateBits = 2
 
 func mkword(id uint64, s coreState) uint64 { return id<<stateBits | uint64(s) }
-func stateOf(w uint64) coreState         { return coreState(w & (1<<stateBits - 1)) }
-func ownerOf(w uint64) uint64            { return w >> stateBits }
+func stateOf(w uint64) coreState           { return coreState(w & (1<<stateBits - 1)) }
+func ownerOf(w uint64) uint64              { return w >> stateBits }
 
 // core is a virtual core (spec 05's worker slot, Go's P): an inbox of
 // runnable tasks and exactly one owning goroutine at a time. The number of
