@@ -14,12 +14,39 @@ import (
 // a lock or an atomic; other goroutines learn about ownership from
 // core.word, never from here.
 type worker struct {
-	id     uint64 // immutable, > 0, unique in its executor
-	core   *core  // the core it locked its thread for, or nil (coreless)
+	id     uint64     // immutable, > 0, unique in its executor
+	role   workerRole // see workerRole
+	core   *core      // the core it locked its thread for, or nil (coreless)
 	locked bool   // LockOSThread is in effect; then core != nil and slot >= 0
 	slot   int    // registry slot while locked, else -1
 	tick   uint32 // polls, for the fairness rule (worker.go)
 }
+
+// workerRole is what an owner goroutine is at a given moment. Only the
+// goroutine itself reads or writes its role; other goroutines go by
+// core.word alone.
+type workerRole uint8
+
+const (
+	// roleOwner: locked to its thread, registered, and the owner of
+	// w.core as far as it knows (sysmon may have taken the core; the
+	// goroutine finds out at its next check, lost). Next: roleParked
+	// (Park hands the core off), roleCoreless (it found the core taken),
+	// roleDone (stop, or a body's Goexit).
+	roleOwner workerRole = iota
+
+	// roleParked: inside Park, unlocked, its core given away, waiting for
+	// Unpark. Next: roleOwner (it took a Free core back), roleCoreless.
+	roleParked
+
+	// roleCoreless: unlocked, no core: finishing a body on a plain
+	// goroutine. Next: roleOwner (it adopts a Free core once the body
+	// returns), roleDone (there is none: a temporary worker retires).
+	roleCoreless
+
+	// roleDone: the goroutine is ending. Terminal.
+	roleDone
+)
 
 // registry maps OS thread ids to the workers locked to them, so that Park,
 // which is given only a *kc.Parker, can tell whether its caller owns a core.

@@ -87,6 +87,9 @@ func (e *Executor) sysmon() {
 				if !e.monSleep() {
 					return
 				}
+				for i := range e.cores { // heartbeats seen before the sleep are stale news
+					e.cores[i].seenAt = time.Time{}
+				}
 				idleSince, delay = time.Time{}, sysmonMin
 				t.Reset(delay)
 				continue

@@ -28,13 +28,13 @@ func (e *Executor) workerMain(w *worker, c *core) {
 	e.lock(w, c)
 	defer e.exit(w) // deferred, so a body's runtime.Goexit passes the core on too
 	for {
-		c := w.core
-		if c == nil || e.lost(w) {
+		if w.role != roleOwner || e.lost(w) {
 			if !e.adopt(w) {
 				return
 			}
 			continue
 		}
+		c := w.core
 		t := e.findWork(w, c)
 		if t == nil {
 			if e.stop.Load() && !e.lost(w) {
@@ -60,7 +60,7 @@ func (e *Executor) lock(w *worker, c *core) {
 	runtime.LockOSThread()
 	e.pin.pin(c.cpu)
 	e.reg.add(w)
-	w.locked, w.core = true, c
+	w.locked, w.core, w.role = true, c, roleOwner
 }
 
 // unlock undoes lock: the thread goes back to the Go runtime, unpinned.
@@ -68,7 +68,7 @@ func (e *Executor) unlock(w *worker) {
 	e.reg.remove(w)
 	e.pin.unpin()
 	runtime.UnlockOSThread()
-	w.locked, w.core = false, nil
+	w.locked, w.core, w.role = false, nil, roleCoreless
 }
 
 // lost reports whether sysmon took w's core away; if so it unlocks w, which
@@ -87,12 +87,16 @@ func (e *Executor) lost(w *worker) bool {
 // still owns is passed on as in Park.
 func (e *Executor) exit(w *worker) {
 	c := w.core
-	if c == nil || e.lost(w) {
+	if w.role != roleOwner || e.lost(w) {
+		w.role = roleDone
 		return
 	}
+	defer func() { w.role = roleDone }()
 	e.unlock(w)
 	if e.stop.Load() {
-		c.word.Store(mkword(0, coreClosed)) // only the owner moves a Running core
+		// Nothing is queued once stop is set, so sysmon cannot retake c
+		// any more; the CAS is belt and braces.
+		c.word.CompareAndSwap(mkword(w.id, coreRunning), mkword(0, coreClosed))
 		return
 	}
 	e.giveAway(w, c)
@@ -125,6 +129,7 @@ func (e *Executor) release(w *worker) {
 	c := w.core
 	e.stats.handoffs.Add(1)
 	e.unlock(w)
+	w.role = roleParked
 	e.giveAway(w, c)
 }
 
@@ -133,6 +138,7 @@ func (e *Executor) release(w *worker) {
 // else it finishes its body coreless (the starvation escape hatch: it
 // never waits for a core).
 func (e *Executor) reacquire(w *worker, prev *core) {
+	w.role = roleCoreless
 	if !e.tryClaim(w, prev) {
 		e.adopt(w)
 	}
