@@ -17,9 +17,9 @@ type worker struct {
 	id     uint64     // immutable, > 0, unique in its executor
 	role   workerRole // see workerRole
 	core   *core      // the core it locked its thread for, or nil (coreless)
-	locked bool   // LockOSThread is in effect; then core != nil and slot >= 0
-	slot   int    // registry slot while locked, else -1
-	tick   uint32 // polls, for the fairness rule (worker.go)
+	locked bool       // LockOSThread is in effect; then core != nil and slot >= 0
+	slot   int        // registry slot while locked, else -1
+	tick   uint32     // polls, for the fairness rule (worker.go)
 }
 
 // workerRole is what an owner goroutine is at a given moment. Only the
