@@ -89,3 +89,35 @@ func BenchmarkSpawnJoin(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAwaitPending is perf's AwaitPending on vcore alone, with the
+// counters that explain its cost: how often the awaiter found its child
+// already taken by another owner and had to park (a core handoff).
+func BenchmarkAwaitPending(b *testing.B) {
+	ex, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt := kc.New(ex)
+	defer rt.Close()
+	before := ex.Stats()
+	err = rt.Run(context.Background(), func(j *kc.Job) error {
+		b.ResetTimer()
+		for range b.N {
+			d, err := kc.Async(j, func(*kc.Job) (int, error) { return 1, nil })
+			if err != nil {
+				return err
+			}
+			d.Await(j) // value unchecked: see the package doc on kc's Await race
+		}
+		b.StopTimer()
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := ex.Stats()
+	b.ReportMetric(float64(st.Handoffs-before.Handoffs)/float64(b.N), "handoffs/op")
+	b.ReportMetric(float64(st.Steals-before.Steals)/float64(b.N), "steals/op")
+	b.ReportMetric(float64(st.Wakes-before.Wakes)/float64(b.N), "wakes/op")
+}
