@@ -25,9 +25,21 @@ type Executor struct {
 	// or running is always counted (Close relies on it).
 	active atomic.Int64
 
-	nspinning atomic.Int32  // owners polling for work; Spawn wakes a sleeper only if 0
-	nextID    atomic.Uint64 // worker ids; 0 means "no owner" in core.word
-	retaken   atomic.Int64  // goroutines sysmon took a core from, still holding a thread
+	// nspinning counts owners in findWork's spin phase. A pusher whose
+	// target core is busy wakes a sleeper only if it loads 0; a spinner
+	// decrements it before its Sleeping CAS and re-checks every queue
+	// after, so (sequential consistency) a task pushed while the pusher
+	// saw a spinner is seen by that spinner's re-check. See core.go.
+	nspinning atomic.Int32
+
+	nextID atomic.Uint64 // worker ids, unique; 0 means "no owner" in core.word
+
+	// retaken counts goroutines sysmon took a core from that still hold a
+	// locked thread. Only sysmon increments it (after a successful retake
+	// CAS) and only the stuck goroutine decrements it (when it notices,
+	// in lost or giveAway), so sysmon's check-then-retake keeps it at most
+	// TempWorkers without a CAS loop.
+	retaken atomic.Int64
 
 	closing atomic.Bool   // Close has started: the last task to finish signals drained
 	stop    atomic.Bool   // active reached 0 after closing: owners exit
