@@ -44,8 +44,9 @@ func stateOf(w uint64) coreState           { return coreState(w & (1<<stateBits 
 func ownerOf(w uint64) uint64              { return w >> stateBits }
 
 // core is a virtual core (spec 05's worker slot, Go's P): an inbox of
-// runnable tasks and exactly one owning goroutine at a time. The number of
-// cores is fixed at New; goroutines come and go around them.
+// runnable tasks and at most one owning goroutine at a time. The number of
+// cores is fixed at New; goroutines come and go around them. The zero core
+// is Free but has no inbox or wake channel; call init.
 type core struct {
 	_ cpu.CacheLinePad
 

@@ -10,6 +10,7 @@ import (
 // its whole life, while it owns a core, after it hands the core off in Park
 // (its body goes on unlocked), and after sysmon takes the core away.
 //
+// The zero worker is unusable (id 0 means "no owner"); newWorker makes one.
 // Every field but id is touched only by the goroutine itself, so none needs
 // a lock or an atomic; other goroutines learn about ownership from
 // core.word, never from here.
@@ -57,7 +58,8 @@ const (
 // CAS tid 0 -> its tid, then stores w; it leaves by storing w = nil, then
 // tid = 0, before it unlocks its thread (so no other goroutine can run on
 // that thread while the tid is there). Lookups by the owner itself see its
-// own stores in program order. Cost: add and remove are a CAS or two;
+// own stores in program order. The zero registry has no slots: add leaves
+// every worker unregistered and self finds nobody; call init. Cost: add and remove are a CAS or two;
 // self is a gettid syscall (about 100 ns here) and a scan of at most hwm
 // slots.
 type registry struct {

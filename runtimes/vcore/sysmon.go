@@ -15,7 +15,8 @@ const (
 )
 
 // sysmon is the monitor's shared state. The monitor goroutine itself keeps
-// the rest (last retake, per-core views in core.seen*).
+// the rest (last retake, per-core views in core.seen*). The zero sysmon has
+// nil channels (kick would block forever); call init.
 type sysmon struct {
 	// idle is true while the monitor is (about to be) blocked on wakec.
 	// Spawn's 0 -> 1 transition of active CASes it to false and sends a
