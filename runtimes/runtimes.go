@@ -12,6 +12,7 @@ import (
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
 	"github.com/kcbench/kcbench/runtimes/stealing"
+	"github.com/kcbench/kcbench/runtimes/vcore"
 )
 
 // ErrUnknownBackend is matched by the error New returns for an unknown name.
@@ -45,6 +46,7 @@ func init() {
 		}
 		return e
 	})
+	Register("vcore", func() kc.Executor { return vcore.Must(vcore.New()) }) // default options cannot fail
 }
 
 // Register makes a backend available under name: newExecutor is called once

@@ -1,0 +1,209 @@
+package vcore
+
+import (
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/cpu"
+)
+
+// coreState is the low bits of core.word; the bits above hold the id of the
+// owning worker (0 when there is none). Every change of the word is a CAS
+// (or, for the owner's own Running -> Sleeping, a CAS as well), so owner and
+// state always change together.
+type coreState uint64
+
+const (
+	// coreFree: no goroutine owns the core. Whoever wins the CAS
+	// Free -> Running(id) owns it: a pusher that finds work for it (it
+	// then starts a worker, kick), a parked task's goroutine coming back
+	// (reacquire), a goroutine whose core was taken (adopt). Close moves
+	// Free -> Closed.
+	coreFree coreState = iota
+
+	// coreRunning: owned by worker id, which is running a task or looking
+	// for one (and may be spinning). Legal moves: the owner goes to sleep
+	// (-> Sleeping), hands the core off in Park (-> Running(new id) when
+	// work waits, else -> Free), closes it at shutdown (-> Closed); sysmon
+	// retakes it from a stuck owner (-> Running(new id)).
+	coreRunning
+
+	// coreSleeping: the owner is blocked on core.wake. Whoever wins the
+	// CAS Sleeping -> Running(same id) must send the wake token (or is the
+	// owner itself cancelling its sleep). Only the owner enters it.
+	coreSleeping
+
+	// coreClosed: terminal, set at shutdown; nothing may claim the core.
+	coreClosed
+)
+
+const stateBits = 2
+
+func mkword(id uint64, s coreState) uint64 { return id<<stateBits | uint64(s) }
+func stateOf(w uint64) coreState           { return coreState(w & (1<<stateBits - 1)) }
+func ownerOf(w uint64) uint64              { return w >> stateBits }
+
+// core is a virtual core (spec 05's worker slot, Go's P): an inbox of
+// runnable tasks and at most one owning goroutine at a time. The number of
+// cores is fixed at New; goroutines come and go around them. The zero core
+// is Free but has no inbox or wake channel; call init.
+type core struct {
+	_ cpu.CacheLinePad
+
+	// word is owner id and coreState; see coreState for who may move it.
+	// All accesses are atomic: a CAS that succeeds publishes the new owner
+	// to everyone who loads the word afterwards (acq_rel), and the
+	// Sleeping store / queue re-check pair relies on sequential consistency
+	// (spec 05's Dekker rule; see Executor.sleep).
+	word atomic.Uint64
+
+	// beat counts tasks started on the core (spec 05's heartbeat). Written
+	// (Add) by the owner; read by sysmon, which retakes a core whose beat
+	// has not moved while work waits. It is diagnostic-grade: a lost or
+	// doubled count only delays or hastens a bounded rescue.
+	beat atomic.Uint64
+
+	inbox ring          // runnable tasks for this core; any core may steal from it
+	wake  chan struct{} // capacity 1: the sleep token; see coreSleeping
+	id    int           // index in Executor.cores; immutable
+	cpu   int           // CPU to pin the owner to, or -1; immutable
+
+	// Sysmon's private view; touched only by the sysmon goroutine.
+	seenBeat uint64
+	seenAt   time.Time
+}
+
+func (c *core) init(id, cpuID, inboxSize int) {
+	c.id, c.cpu = id, cpuID
+	c.inbox.init(inboxSize)
+	c.wake = make(chan struct{}, 1)
+}
+
+// signal sends the wake token without blocking; a token already there is
+// enough (the owner re-checks everything after waking).
+func (c *core) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Sleeping and waking owners without losing a wake-up.
+//
+// The handshake is spec 05's Dekker pattern over two locations, each side
+// storing to one and then loading the other, with Go's sequentially
+// consistent atomics:
+//
+//	pusher:  push task (ring seq store)   ->  load core.word (kick) / nspinning (wakeOne)
+//	sleeper: CAS word Running -> Sleeping  ->  load every queue and stop (idle)
+//
+// Either the sleeper's re-check sees the task (and it cancels its sleep), or
+// the pusher sees Sleeping (and wakes it by CAS Sleeping -> Running plus a
+// token). For a task pushed to a busy core, the pusher wakes a sleeping core
+// to steal it unless some owner is spinning; a spinner re-checks the queues
+// before it sleeps, after its nspinning decrement, so it cannot miss a task
+// whose pusher saw nspinning > 0.
+
+// kick makes sure c's task will be found: it wakes c's sleeping owner,
+// starts an owner for a Free core, or, if c's owner is awake but maybe busy
+// in a long task, wakes another core to steal.
+func (e *Executor) kick(c *core) {
+	for {
+		w := c.word.Load()
+		switch stateOf(w) {
+		case coreRunning:
+			if e.nspinning.Load() == 0 {
+				e.wakeOne()
+			}
+			return
+		case coreSleeping:
+			if c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
+				e.stats.wakes.Add(1)
+				c.signal()
+				return
+			}
+		case coreFree:
+			nw := e.newWorker()
+			if c.word.CompareAndSwap(w, mkword(nw.id, coreRunning)) {
+				e.startWorker(nw, c)
+				return
+			}
+		default: // coreClosed: Spawn after Close, a bug in the core; drop the wake
+			return
+		}
+	}
+}
+
+// wakeOne wakes one sleeping owner, or starts an owner for one Free core,
+// so that work on the global queue or a busy core's inbox gets looked at.
+// It does nothing if every core's owner is awake.
+func (e *Executor) wakeOne() {
+	for i := range e.cores {
+		c := &e.cores[i]
+		w := c.word.Load()
+		switch stateOf(w) {
+		case coreSleeping:
+			if c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
+				e.stats.wakes.Add(1)
+				c.signal()
+				return
+			}
+		case coreFree:
+			nw := e.newWorker()
+			if c.word.CompareAndSwap(w, mkword(nw.id, coreRunning)) {
+				e.startWorker(nw, c)
+				return
+			}
+		}
+	}
+}
+
+// idle reports whether every queue looked empty and the executor is not
+// stopping. Advisory, but used only after a Sleeping store (see above).
+func (e *Executor) idle() bool {
+	if e.stop.Load() || !e.global.empty() {
+		return false
+	}
+	for i := range e.cores {
+		if !e.cores[i].inbox.empty() {
+			return false
+		}
+	}
+	return true
+}
+
+// sleep blocks c's owner until someone wakes it. It returns false, at once,
+// if c is no longer w's (sysmon retook it, possibly just after the wake),
+// and true otherwise, with c Running(w.id) again. Cost when it really sleeps: a channel receive on a
+// locked thread, whose wake-up is a futex wake of that very thread (13-100
+// µs measured here), which is why findWork spins first.
+func (e *Executor) sleep(w *worker, c *core) bool {
+	running, sleeping := mkword(w.id, coreRunning), mkword(w.id, coreSleeping)
+	if !c.word.CompareAndSwap(running, sleeping) {
+		return false
+	}
+	if !e.idle() {
+		if c.word.CompareAndSwap(sleeping, running) {
+			return true // cancelled our own sleep: no token was sent
+		}
+		// A waker won the CAS and sends the token; take it.
+	} else {
+		e.stats.sleeps.Add(1)
+	}
+	for {
+		<-c.wake
+		switch c.word.Load() {
+		case running:
+			c.beat.Add(1) // a fresh heartbeat: we are not stuck, just woken
+			return true
+		case sleeping:
+			// A token with no CAS behind it cannot happen by the
+			// protocol; if one ever did, waiting again is safe.
+			continue
+		}
+		// Woken, then sysmon saw a Running core with an old beat and work
+		// in its inbox and gave it to a new owner before we looked: the
+		// core is not ours any more.
+		return false
+	}
+}

@@ -1,0 +1,218 @@
+package vcore
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// Executor is the vcore backend: a fixed set of virtual cores, each owned
+// by one goroutine locked to an OS thread at a time (see the package doc).
+// The zero Executor is not usable; call New. All methods are safe for
+// concurrent use.
+type Executor struct {
+	cfg    config
+	cores  []core      // immutable slice; each core's fields as documented there
+	global globalQueue // spec 05 global run queue: ring + overflow
+	pin    pinner      // immutable after New, but for its error counter
+	reg    registry    // which locked thread is which worker (worker.go)
+
+	// active is spec 05's active_tasks: +1 in Spawn, -1 when Run returns.
+	// Spawn's increment happens before the push, so a task that is queued
+	// or running is always counted (Close relies on it).
+	active atomic.Int64
+
+	// nspinning counts owners in findWork's spin phase. A pusher whose
+	// target core is busy wakes a sleeper only if it loads 0; a spinner
+	// decrements it before its Sleeping CAS and re-checks every queue
+	// after, so (sequential consistency) a task pushed while the pusher
+	// saw a spinner is seen by that spinner's re-check. See core.go.
+	nspinning atomic.Int32
+
+	nextID atomic.Uint64 // worker ids, unique; 0 means "no owner" in core.word
+
+	// retaken counts goroutines sysmon took a core from that still hold a
+	// locked thread. Only sysmon increments it (after a successful retake
+	// CAS) and only the stuck goroutine decrements it (when it notices,
+	// in lost or giveAway), so sysmon's check-then-retake keeps it at most
+	// TempWorkers without a CAS loop.
+	retaken atomic.Int64
+
+	closing atomic.Bool   // Close has started: the last task to finish signals drained
+	stop    atomic.Bool   // active reached 0 after closing: owners exit
+	drained chan struct{} // capacity 1; see closing
+
+	mon sysmon
+
+	wg        sync.WaitGroup // every goroutine this executor started
+	closeOnce sync.Once
+	stats     counters
+}
+
+// counters are diagnostics, updated with relaxed intent (Go has only
+// sequentially consistent atomics; nothing reads them for correctness).
+type counters struct {
+	workersStarted, handoffs, retakes, sleeps, wakes, steals atomic.Uint64
+}
+
+// Stats is a snapshot of the executor's diagnostic counters.
+type Stats struct {
+	WorkersStarted uint64 // owner goroutines started (first owners and replacements)
+	Handoffs       uint64 // Park calls that gave their core away
+	Retakes        uint64 // cores sysmon took from a stuck owner (temporary workers)
+	Sleeps, Wakes  uint64 // owners that went to sleep; sleepers woken by others
+	Steals         uint64 // tasks taken from another core's inbox
+	PinErrors      uint64 // affinity syscalls that failed after New
+	Active         int64  // spec 05 active_tasks now
+}
+
+// Stats returns the current counters. It costs a few atomic loads.
+func (e *Executor) Stats() Stats {
+	return Stats{
+		WorkersStarted: e.stats.workersStarted.Load(),
+		Handoffs:       e.stats.handoffs.Load(),
+		Retakes:        e.stats.retakes.Load(),
+		Sleeps:         e.stats.sleeps.Load(),
+		Wakes:          e.stats.wakes.Load(),
+		Steals:         e.stats.steals.Load(),
+		PinErrors:      e.pin.errs.Load(),
+		Active:         e.active.Load(),
+	}
+}
+
+// New returns an executor with the given options. It starts only the sysmon
+// goroutine (asleep until the first Spawn); a core's first owner starts
+// when work first lands on it. Errors: *OptionError (matching ErrOption)
+// for a bad option, *PinError when pinning is on and refused. With no
+// options New cannot fail.
+func New(opts ...Option) (*Executor, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	e := &Executor{cfg: cfg, drained: make(chan struct{}, 1)}
+	if cfg.pin {
+		if err := e.pin.setup(); err != nil {
+			return nil, err
+		}
+	}
+	e.cores = make([]core, cfg.workers)
+	for i := range e.cores {
+		e.cores[i].init(i, e.pin.cpuFor(i), cfg.inboxSize)
+	}
+	e.global.init(cfg.globalSize)
+	e.reg.init(cfg.workers + cfg.maxTemp + 1)
+	e.mon.init()
+	e.wg.Add(1)
+	go e.sysmon()
+	return e, nil
+}
+
+// Name returns "vcore".
+func (*Executor) Name() string { return "vcore" }
+
+// Spawn queues t on a core chosen by a multiplicative hash of its address
+// (round-robin in effect, with no shared counter), or on the global queue
+// when that inbox is full, and makes sure someone will run it. It never
+// blocks. Cost: an atomic add, a ring push, a load of the core's word, and
+// a wake-up (a channel send, or a go statement for a core nobody owns) only
+// when no owner is awake to find the task.
+func (e *Executor) Spawn(t *kc.Task) {
+	if e.active.Add(1) == 1 {
+		e.mon.kick() // sysmon sleeps while nothing is active
+	}
+	h := uint64(uintptr(unsafe.Pointer(t))>>4) * 0x9E3779B97F4A7C15
+	c := &e.cores[(h>>32)%uint64(len(e.cores))]
+	if c.inbox.push(t) {
+		e.kick(c)
+		return
+	}
+	e.global.push(t)
+	e.wakeOne()
+}
+
+// Park blocks the caller until Unpark(p). If the caller owns a core (it is
+// a worker running a task), the core is handed off first, to a fresh owner
+// if work is waiting, else left Free; after the wake the goroutine tries
+// to take its old core back (soft affinity), then any Free core, and
+// otherwise finishes its body on a plain goroutine (see the package doc).
+// Cost for a worker: a gettid syscall and a registry scan, two atomic CASes,
+// LockOSThread/UnlockOSThread, and a go statement when work waits.
+func (e *Executor) Park(p *kc.Parker) {
+	if !p.Worker() {
+		p.Wait()
+		return
+	}
+	w := e.reg.self()
+	if w == nil { // a goroutine of the body's own, or one already coreless
+		p.Wait()
+		return
+	}
+	prev := w.core
+	e.release(w)
+	p.Wait()
+	e.reacquire(w, prev)
+}
+
+// Unpark wakes the goroutine in Park(p). It never blocks and runs nothing.
+func (*Executor) Unpark(p *kc.Parker) { p.Signal() }
+
+// AfterFunc is time.AfterFunc: Go's timers already are a per-P heap woken
+// by the netpoller, which is spec 05's sleep queue without its polling
+// (see the package doc). Stop removes the timer, so nothing leaks.
+func (*Executor) AfterFunc(d time.Duration, f func()) kc.Timer { return time.AfterFunc(d, f) }
+
+// Close waits until every spawned task has returned from Run, then stops
+// every owner and sysmon and waits for every goroutine it started; owner
+// threads are unpinned and unlocked on the way out. Idempotent.
+func (e *Executor) Close() error {
+	e.closeOnce.Do(func() {
+		e.closing.Store(true)
+		// Dekker with taskDone: it decrements active, then loads closing.
+		for e.active.Load() != 0 {
+			<-e.drained
+		}
+		e.stop.Store(true)
+		for i := range e.cores {
+			e.closeCore(&e.cores[i])
+		}
+		e.mon.quit()
+		e.wg.Wait()
+	})
+	return nil
+}
+
+// closeCore makes sure the core's owner (if any) notices stop: a Free core
+// is closed here; a sleeping owner is woken; a running owner sees stop
+// before it sleeps (its Sleeping store and stop load pair with ours).
+func (e *Executor) closeCore(c *core) {
+	for {
+		w := c.word.Load()
+		switch stateOf(w) {
+		case coreFree:
+			if c.word.CompareAndSwap(w, mkword(0, coreClosed)) {
+				return
+			}
+		case coreSleeping:
+			if c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
+				c.signal()
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// taskDone is the end of one task: spec 05's active_tasks decrement.
+func (e *Executor) taskDone() {
+	if e.active.Add(-1) == 0 && e.closing.Load() {
+		select {
+		case e.drained <- struct{}{}:
+		default:
+		}
+	}
+}

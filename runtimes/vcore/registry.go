@@ -1,0 +1,122 @@
+package vcore
+
+import (
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// worker is one owner goroutine's record. A goroutine keeps its worker for
+// its whole life, while it owns a core, after it hands the core off in Park
+// (its body goes on unlocked), and after sysmon takes the core away.
+//
+// The zero worker is unusable (id 0 means "no owner"); newWorker makes one.
+// Every field but id is touched only by the goroutine itself, so none needs
+// a lock or an atomic; other goroutines learn about ownership from
+// core.word, never from here.
+type worker struct {
+	id     uint64     // immutable, > 0, unique in its executor
+	role   workerRole // see workerRole
+	core   *core      // the core it locked its thread for, or nil (coreless)
+	locked bool       // LockOSThread is in effect; then core != nil and slot >= 0
+	slot   int        // registry slot while locked, else -1
+	tick   uint32     // polls, for the fairness rule (worker.go)
+}
+
+// workerRole is what an owner goroutine is at a given moment. Only the
+// goroutine itself reads or writes its role; other goroutines go by
+// core.word alone.
+type workerRole uint8
+
+const (
+	// roleOwner: locked to its thread, registered, and the owner of
+	// w.core as far as it knows (sysmon may have taken the core; the
+	// goroutine finds out at its next check, lost). Next: roleParked
+	// (Park hands the core off), roleCoreless (it found the core taken),
+	// roleDone (stop, or a body's Goexit).
+	roleOwner workerRole = iota
+
+	// roleParked: inside Park, unlocked, its core given away, waiting for
+	// Unpark. Next: roleOwner (it took a Free core back), roleCoreless.
+	roleParked
+
+	// roleCoreless: unlocked, no core: finishing a body on a plain
+	// goroutine. Next: roleOwner (it adopts a Free core once the body
+	// returns), roleDone (there is none: a temporary worker retires).
+	roleCoreless
+
+	// roleDone: the goroutine is ending. Terminal.
+	roleDone
+)
+
+// registry maps OS thread ids to the workers locked to them, so that Park,
+// which is given only a *kc.Parker, can tell whether its caller owns a core.
+// It is sound because a locked thread runs nothing but its goroutine: if
+// the calling thread's id is in a slot, the caller is that slot's worker.
+//
+// Slot protocol: tid is the slot's lock. A worker claims a free slot with
+// CAS tid 0 -> its tid, then stores w; it leaves by storing w = nil, then
+// tid = 0, before it unlocks its thread (so no other goroutine can run on
+// that thread while the tid is there). Lookups by the owner itself see its
+// own stores in program order. The zero registry has no slots: add leaves
+// every worker unregistered and self finds nobody; call init. Cost: add and remove are a CAS or two;
+// self is a gettid syscall (about 100 ns here) and a scan of at most hwm
+// slots.
+type registry struct {
+	slots []regSlot    // immutable slice header after init
+	hwm   atomic.Int32 // slots at or above hwm were never used; only grows
+}
+
+type regSlot struct {
+	tid atomic.Int32
+	w   atomic.Pointer[worker]
+}
+
+// init sizes the registry for n workers locked at once: the cores' owners
+// plus the bounded number of goroutines sysmon took a core from.
+func (r *registry) init(n int) { r.slots = make([]regSlot, n) }
+
+// add registers w for the calling thread. If every slot is taken (which
+// the retake bound rules out), w runs unregistered: its Park then waits
+// without handing its core off, slower but correct.
+func (r *registry) add(w *worker) {
+	tid := int32(unix.Gettid())
+	for i := range r.slots {
+		s := &r.slots[i]
+		if s.tid.Load() != 0 || !s.tid.CompareAndSwap(0, tid) {
+			continue
+		}
+		s.w.Store(w)
+		w.slot = i
+		for {
+			h := r.hwm.Load()
+			if int32(i) < h || r.hwm.CompareAndSwap(h, int32(i)+1) {
+				return
+			}
+		}
+	}
+	w.slot = -1
+}
+
+// remove unregisters w; it must be called on w's thread, before unlocking.
+func (r *registry) remove(w *worker) {
+	if w.slot < 0 {
+		return
+	}
+	s := &r.slots[w.slot]
+	s.w.Store(nil)
+	s.tid.Store(0)
+	w.slot = -1
+}
+
+// self returns the worker locked to the calling thread, or nil.
+func (r *registry) self() *worker {
+	tid := int32(unix.Gettid())
+	n := int(r.hwm.Load())
+	for i := range n {
+		if r.slots[i].tid.Load() == tid {
+			return r.slots[i].w.Load()
+		}
+	}
+	return nil
+}

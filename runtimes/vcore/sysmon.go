@@ -1,0 +1,152 @@
+package vcore
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Sysmon timing. It polls every sysmonMin while tasks are queued, backs off
+// to sysmonMax while they are not, and blocks (no timer, no CPU) once
+// nothing has been active for sysmonIdle.
+const (
+	sysmonMin  = 250 * time.Microsecond // spec 05 SYSMON_CHECK_US
+	sysmonMax  = 8 * time.Millisecond
+	sysmonIdle = 20 * time.Millisecond
+)
+
+// sysmon is the monitor's shared state. The monitor goroutine itself keeps
+// the rest (last retake, per-core views in core.seen*). The zero sysmon has
+// nil channels (kick would block forever); call init.
+type sysmon struct {
+	// idle is true while the monitor is (about to be) blocked on wakec.
+	// Spawn's 0 -> 1 transition of active CASes it to false and sends a
+	// token; the monitor stores true, then re-loads active (Dekker pair
+	// with Spawn's add-then-load), and cancels its sleep with the same CAS
+	// if it sees work, so exactly one side owns the token.
+	idle  atomic.Bool
+	wakec chan struct{} // capacity 1
+	quitc chan struct{} // closed by Close
+}
+
+func (m *sysmon) init() {
+	m.idle.Store(true) // the monitor starts asleep
+	m.wakec = make(chan struct{}, 1)
+	m.quitc = make(chan struct{})
+}
+
+// kick wakes the monitor if it sleeps. A load and, rarely, a CAS and a send.
+func (m *sysmon) kick() {
+	if m.idle.Load() && m.idle.CompareAndSwap(true, false) {
+		m.wakec <- struct{}{}
+	}
+}
+
+func (m *sysmon) quit() { close(m.quitc) }
+
+// sleep blocks until kick or quit; it reports false on quit.
+func (e *Executor) monSleep() bool {
+	m := &e.mon
+	m.idle.Store(true)
+	if e.active.Load() != 0 && m.idle.CompareAndSwap(true, false) {
+		return true
+	}
+	select {
+	case <-m.wakec:
+		return true
+	case <-m.quitc:
+		return false
+	}
+}
+
+// sysmon is spec 05's monitor: it finds cores whose owner has made no
+// progress (heartbeat unchanged for staleAfter) while work waits, and gives
+// each to a fresh owner, at most one per scaleEvery and while fewer than
+// maxTemp goroutines are stuck without their core. It runs unlocked.
+func (e *Executor) sysmon() {
+	defer e.wg.Done()
+	m := &e.mon
+	select { // asleep until the first Spawn
+	case <-m.wakec:
+	case <-m.quitc:
+		return
+	}
+	var lastRetake, idleSince time.Time
+	delay := sysmonMin
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.quitc:
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		if e.active.Load() == 0 {
+			if idleSince.IsZero() {
+				idleSince = now
+			} else if now.Sub(idleSince) >= sysmonIdle {
+				if !e.monSleep() {
+					return
+				}
+				for i := range e.cores { // heartbeats seen before the sleep are stale news
+					e.cores[i].seenAt = time.Time{}
+				}
+				idleSince, delay = time.Time{}, sysmonMin
+				t.Reset(delay)
+				continue
+			}
+		} else {
+			idleSince = time.Time{}
+		}
+		if e.retake(now, &lastRetake) || !e.queuesEmpty() {
+			delay = sysmonMin
+		} else {
+			delay = min(2*delay, sysmonMax)
+		}
+		t.Reset(delay)
+	}
+}
+
+// retake gives stuck cores new owners; it reports whether it did any.
+func (e *Executor) retake(now time.Time, last *time.Time) bool {
+	globalWaits := !e.global.empty()
+	did := false
+	for i := range e.cores {
+		c := &e.cores[i]
+		if b := c.beat.Load(); b != c.seenBeat || c.seenAt.IsZero() {
+			c.seenBeat, c.seenAt = b, now
+			continue
+		}
+		old := c.word.Load()
+		if stateOf(old) != coreRunning || now.Sub(c.seenAt) < e.cfg.staleAfter {
+			continue
+		}
+		if !globalWaits && c.inbox.empty() {
+			continue // stuck, maybe, but holding nothing up
+		}
+		if e.retaken.Load() >= int64(e.cfg.maxTemp) || now.Sub(*last) < e.cfg.scaleEvery {
+			return did
+		}
+		nw := e.newWorker()
+		if c.word.CompareAndSwap(old, mkword(nw.id, coreRunning)) {
+			e.retaken.Add(1)
+			e.stats.retakes.Add(1)
+			*last, c.seenAt = now, now
+			e.startWorker(nw, c)
+			did = true
+		}
+	}
+	return did
+}
+
+func (e *Executor) queuesEmpty() bool {
+	if !e.global.empty() {
+		return false
+	}
+	for i := range e.cores {
+		if !e.cores[i].inbox.empty() {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,254 @@
+package vcore
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// fairEvery is spec 05's fairness rule: every fairEvery polls an owner
+// looks at the global queue before its own inbox.
+const fairEvery = 61
+
+func (e *Executor) newWorker() *worker { return &worker{id: e.nextID.Add(1), slot: -1} }
+
+// startWorker starts w as the owner of c; the caller has already moved
+// c.word to Running(w.id).
+func (e *Executor) startWorker(w *worker, c *core) {
+	e.stats.workersStarted.Add(1)
+	e.wg.Add(1)
+	go e.workerMain(w, c)
+}
+
+// workerMain is an owner goroutine: it locks its thread, runs tasks from its
+// core, and ends when the executor stops or when it is left without a core.
+func (e *Executor) workerMain(w *worker, c *core) {
+	defer e.wg.Done()
+	e.lock(w, c)
+	defer e.exit(w) // deferred, so a body's runtime.Goexit passes the core on too
+	for {
+		if w.role != roleOwner || e.lost(w) {
+			if !e.adopt(w) {
+				return
+			}
+			continue
+		}
+		c := w.core
+		t := e.findWork(w, c)
+		if t == nil {
+			if e.stop.Load() && !e.lost(w) {
+				return
+			}
+			continue // lost the core while looking: the top of the loop sorts it out
+		}
+		c.beat.Add(1)
+		e.runTask(t)
+	}
+}
+
+// runTask runs one task; taskDone is deferred so that it also counts a
+// body that ended its goroutine with runtime.Goexit.
+func (e *Executor) runTask(t *kc.Task) {
+	defer e.taskDone()
+	t.Run()
+}
+
+// lock makes the calling goroutine c's owner thread; c.word must already
+// say Running(w.id).
+func (e *Executor) lock(w *worker, c *core) {
+	runtime.LockOSThread()
+	e.pin.pin(c.cpu)
+	e.reg.add(w)
+	w.locked, w.core, w.role = true, c, roleOwner
+}
+
+// unlock undoes lock: the thread goes back to the Go runtime, unpinned.
+func (e *Executor) unlock(w *worker) {
+	e.reg.remove(w)
+	e.pin.unpin()
+	runtime.UnlockOSThread()
+	w.locked, w.core, w.role = false, nil, roleCoreless
+}
+
+// lost reports whether sysmon took w's core away; if so it unlocks w, which
+// then no longer counts against the temporary-worker bound.
+func (e *Executor) lost(w *worker) bool {
+	if ownerOf(w.core.word.Load()) == w.id {
+		return false
+	}
+	e.unlock(w)
+	e.retaken.Add(-1)
+	return true
+}
+
+// exit runs when an owner goroutine ends: normally (stop, or no core to
+// adopt) or through a body's runtime.Goexit, in which case the core it
+// still owns is passed on as in Park.
+func (e *Executor) exit(w *worker) {
+	c := w.core
+	if w.role != roleOwner || e.lost(w) {
+		w.role = roleDone
+		return
+	}
+	defer func() { w.role = roleDone }()
+	e.unlock(w)
+	if e.stop.Load() {
+		// Nothing is queued once stop is set, so sysmon cannot retake c
+		// any more; the CAS is belt and braces.
+		c.word.CompareAndSwap(mkword(w.id, coreRunning), mkword(0, coreClosed))
+		return
+	}
+	e.giveAway(w, c)
+}
+
+// adopt makes a coreless goroutine the owner of some Free core, if there is
+// one; otherwise the goroutine ends (a temporary worker retires at once).
+func (e *Executor) adopt(w *worker) bool {
+	for i := range e.cores {
+		if e.tryClaim(w, &e.cores[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// tryClaim takes c if it is Free.
+func (e *Executor) tryClaim(w *worker, c *core) bool {
+	old := c.word.Load()
+	if stateOf(old) != coreFree || !c.word.CompareAndSwap(old, mkword(w.id, coreRunning)) {
+		return false
+	}
+	e.lock(w, c)
+	return true
+}
+
+// release is Park's half before the wait: unlock the thread (so that a
+// parked task costs a goroutine, not an OS thread) and pass the core on.
+func (e *Executor) release(w *worker) {
+	c := w.core
+	e.stats.handoffs.Add(1)
+	e.unlock(w)
+	w.role = roleParked
+	e.giveAway(w, c)
+}
+
+// reacquire is Park's half after the wait, spec 05's soft affinity: the
+// goroutine takes its previous core back if it is Free, else any Free core,
+// else it finishes its body coreless (the starvation escape hatch: it
+// never waits for a core).
+func (e *Executor) reacquire(w *worker, prev *core) {
+	w.role = roleCoreless
+	if !e.tryClaim(w, prev) {
+		e.adopt(w)
+	}
+}
+
+// giveAway passes c, which w owned (and has unlocked), to a fresh owner if
+// work waits for it, else marks it Free. If c is no longer w's, sysmon took
+// it while w was stuck; w now holds no thread, so it leaves the bound.
+func (e *Executor) giveAway(w *worker, c *core) {
+	me := mkword(w.id, coreRunning)
+	for {
+		if c.word.Load() != me {
+			e.retaken.Add(-1)
+			return
+		}
+		if !c.inbox.empty() || !e.global.empty() {
+			nw := e.newWorker()
+			if c.word.CompareAndSwap(me, mkword(nw.id, coreRunning)) {
+				e.startWorker(nw, c)
+				return
+			}
+			continue
+		}
+		if c.word.CompareAndSwap(me, mkword(0, coreFree)) {
+			// Dekker with Spawn (push, then load the word): we stored
+			// Free, now we load the queues. One of us sees the other.
+			if !c.inbox.empty() || !e.global.empty() {
+				e.kick(c)
+			}
+			return
+		}
+	}
+}
+
+// findWork returns the next task for c's owner: own inbox, global queue,
+// then other inboxes; it spins for the configured budget, then sleeps. It
+// returns nil when the executor stops or when w lost c.
+func (e *Executor) findWork(w *worker, c *core) *kc.Task {
+	spinning := false
+	var until time.Time
+	for {
+		if t := e.poll(w, c); t != nil {
+			if spinning {
+				e.nspinning.Add(-1)
+			}
+			return t
+		}
+		if e.stop.Load() {
+			break
+		}
+		if !spinning {
+			e.yield(w)
+			spinning, until = true, time.Now().Add(e.cfg.spin)
+			e.nspinning.Add(1)
+			continue
+		}
+		if time.Now().Before(until) {
+			continue
+		}
+		e.nspinning.Add(-1)
+		spinning = false
+		if !e.sleep(w, c) {
+			return nil
+		}
+	}
+	if spinning {
+		e.nspinning.Add(-1)
+	}
+	return nil
+}
+
+// poll tries the queues once, in spec 05's order, with the fairness rule.
+func (e *Executor) poll(w *worker, c *core) *kc.Task {
+	w.tick++
+	if w.tick%fairEvery == 0 {
+		if t := e.global.pop(); t != nil {
+			return t
+		}
+	}
+	if t := c.inbox.pop(); t != nil {
+		return t
+	}
+	if t := e.global.pop(); t != nil {
+		return t
+	}
+	for i := 1; i < len(e.cores); i++ {
+		v := &e.cores[(c.id+i)%len(e.cores)]
+		if t := v.inbox.pop(); t != nil {
+			e.stats.steals.Add(1)
+			return t
+		}
+	}
+	return nil
+}
+
+// yield lets the goroutines the last task readied run before the owner
+// spins. Go puts a goroutine readied by a running one in that P's runnext
+// slot, and a locked M runs nothing but its own goroutine, so without this
+// a caller woken by the task waits out the whole spin (measured: 58 µs per
+// Run with a 100 µs spin, 23 µs with 20 µs; BenchmarkSpawnJoin). Unlocked,
+// Gosched hands the P to them and this goroutine relocks wherever it next
+// runs (a few hundred ns). Pinned owners skip it: moving a pinned thread
+// costs two syscalls and unpins the core in between.
+func (e *Executor) yield(w *worker) {
+	if e.pin.on {
+		return
+	}
+	e.reg.remove(w)
+	runtime.UnlockOSThread()
+	runtime.Gosched()
+	runtime.LockOSThread()
+	e.reg.add(w)
+}
