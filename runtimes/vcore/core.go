@@ -28,9 +28,10 @@ const (
 	// retakes it from a stuck owner (-> Running(new id)).
 	coreRunning
 
-	// coreSleeping: the owner is blocked on core.wake. Whoever wins the
-	// CAS Sleeping -> Running(same id) must send the wake token (or is the
-	// owner itself cancelling its sleep). Only the owner enters it.
+	// coreSleeping: the owner is blocked on its worker.wake. Whoever wins
+	// the CAS Sleeping -> Running(same id) must send that worker the wake
+	// token (Executor.signal), unless it is the owner itself cancelling its
+	// sleep. Only the owner enters it.
 	coreSleeping
 
 	// coreClosed: terminal, set at shutdown; nothing may claim the core.
@@ -63,10 +64,9 @@ type core struct {
 	// doubled count only delays or hastens a bounded rescue.
 	beat atomic.Uint64
 
-	inbox ring          // runnable tasks for this core; any core may steal from it
-	wake  chan struct{} // capacity 1: the sleep token; see coreSleeping
-	id    int           // index in Executor.cores; immutable
-	cpu   int           // CPU to pin the owner to, or -1; immutable
+	inbox ring // runnable tasks for this core; any core may steal from it
+	id    int  // index in Executor.cores; immutable
+	cpu   int  // CPU to pin the owner to, or -1; immutable
 
 	// Sysmon's private view; touched only by the sysmon goroutine.
 	seenBeat uint64
@@ -76,15 +76,23 @@ type core struct {
 func (c *core) init(id, cpuID, inboxSize int) {
 	c.id, c.cpu = id, cpuID
 	c.inbox.init(inboxSize)
-	c.wake = make(chan struct{}, 1)
 }
 
-// signal sends the wake token without blocking; a token already there is
-// enough (the owner re-checks everything after waking).
-func (c *core) signal() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
+// signal sends worker id its wake token without blocking; a token already
+// there is enough (the owner re-checks everything after waking), and a
+// worker that has ended needs none.
+//
+// The token goes to the worker, not to the core: a core can change owners
+// between a wake CAS and the woken owner's receive (sysmon retakes a core
+// whose woken owner has not run yet: a locked thread takes 13-100 µs to
+// wake), and a per-core token could then be taken by the new owner's next
+// sleep, leaving the old owner blocked for ever and Close waiting for it.
+func (e *Executor) signal(id uint64) {
+	if v, ok := e.byID.Load(id); ok {
+		select {
+		case v.(*worker).wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -116,16 +124,8 @@ func (e *Executor) kick(c *core) {
 				e.wakeOne()
 			}
 			return
-		case coreSleeping:
-			if c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
-				e.stats.wakes.Add(1)
-				c.signal()
-				return
-			}
-		case coreFree:
-			nw := e.newWorker()
-			if c.word.CompareAndSwap(w, mkword(nw.id, coreRunning)) {
-				e.startWorker(nw, c)
+		case coreSleeping, coreFree:
+			if e.rouse(c, w) {
 				return
 			}
 		default: // coreClosed: Spawn after Close, a bug in the core; drop the wake
@@ -134,26 +134,34 @@ func (e *Executor) kick(c *core) {
 	}
 }
 
+// rouse moves c, whose word was w (Sleeping or Free), to Running: it wakes
+// the sleeping owner or starts a new one. It reports false if the CAS lost
+// (the word changed since w was loaded); the caller reloads and decides again.
+func (e *Executor) rouse(c *core, w uint64) bool {
+	if stateOf(w) == coreSleeping {
+		if !c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
+			return false
+		}
+		e.stats.wakes.Add(1)
+		e.signal(ownerOf(w))
+		return true
+	}
+	nw := e.newWorker()
+	if !c.word.CompareAndSwap(w, mkword(nw.id, coreRunning)) {
+		return false
+	}
+	e.startWorker(nw, c)
+	return true
+}
+
 // wakeOne wakes one sleeping owner, or starts an owner for one Free core,
 // so that work on the global queue or a busy core's inbox gets looked at.
 // It does nothing if every core's owner is awake.
 func (e *Executor) wakeOne() {
 	for i := range e.cores {
 		c := &e.cores[i]
-		w := c.word.Load()
-		switch stateOf(w) {
-		case coreSleeping:
-			if c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
-				e.stats.wakes.Add(1)
-				c.signal()
-				return
-			}
-		case coreFree:
-			nw := e.newWorker()
-			if c.word.CompareAndSwap(w, mkword(nw.id, coreRunning)) {
-				e.startWorker(nw, c)
-				return
-			}
+		if w := c.word.Load(); (stateOf(w) == coreSleeping || stateOf(w) == coreFree) && e.rouse(c, w) {
+			return
 		}
 	}
 }
@@ -191,7 +199,7 @@ func (e *Executor) sleep(w *worker, c *core) bool {
 		e.stats.sleeps.Add(1)
 	}
 	for {
-		<-c.wake
+		<-w.wake
 		switch c.word.Load() {
 		case running:
 			c.beat.Add(1) // a fresh heartbeat: we are not stuck, just woken

@@ -34,6 +34,12 @@ type Executor struct {
 
 	nextID atomic.Uint64 // worker ids, unique; 0 means "no owner" in core.word
 
+	// byID maps the id of every started, not yet ended worker to its
+	// record, so that whoever wins the CAS Sleeping(id) -> Running(id) can
+	// hand the wake token to that very worker (Executor.signal). Written by
+	// startWorker and by the worker's own exit; read by wakers.
+	byID sync.Map
+
 	// retaken counts goroutines sysmon took a core from that still hold a
 	// locked thread. Only sysmon increments it (after a successful retake
 	// CAS) and only the stuck goroutine decrements it (when it notices,
@@ -198,7 +204,7 @@ func (e *Executor) closeCore(c *core) {
 			}
 		case coreSleeping:
 			if c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
-				c.signal()
+				e.signal(ownerOf(w))
 				return
 			}
 		default:

@@ -11,9 +11,9 @@ import (
 // (its body goes on unlocked), and after sysmon takes the core away.
 //
 // The zero worker is unusable (id 0 means "no owner"); newWorker makes one.
-// Every field but id is touched only by the goroutine itself, so none needs
-// a lock or an atomic; other goroutines learn about ownership from
-// core.word, never from here.
+// Every field but id and wake is touched only by the goroutine itself, so
+// none needs a lock or an atomic; other goroutines learn about ownership
+// from core.word, never from here.
 type worker struct {
 	id     uint64     // immutable, > 0, unique in its executor
 	role   workerRole // see workerRole
@@ -21,6 +21,11 @@ type worker struct {
 	locked bool       // LockOSThread is in effect; then core != nil and slot >= 0
 	slot   int        // registry slot while locked, else -1
 	tick   uint32     // polls, for the fairness rule (worker.go)
+
+	// wake (capacity 1) is the sleep token: sent by the winner of the CAS
+	// Sleeping(id) -> Running(id) on the core this worker sleeps on
+	// (Executor.signal), received only by this goroutine, in sleep.
+	wake chan struct{}
 }
 
 // workerRole is what an owner goroutine is at a given moment. Only the

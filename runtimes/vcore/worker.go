@@ -11,12 +11,15 @@ import (
 // looks at the global queue before its own inbox.
 const fairEvery = 61
 
-func (e *Executor) newWorker() *worker { return &worker{id: e.nextID.Add(1), slot: -1} }
+func (e *Executor) newWorker() *worker {
+	return &worker{id: e.nextID.Add(1), slot: -1, wake: make(chan struct{}, 1)}
+}
 
 // startWorker starts w as the owner of c; the caller has already moved
 // c.word to Running(w.id).
 func (e *Executor) startWorker(w *worker, c *core) {
 	e.stats.workersStarted.Add(1)
+	e.byID.Store(w.id, w)
 	e.wg.Add(1)
 	go e.workerMain(w, c)
 }
@@ -25,6 +28,7 @@ func (e *Executor) startWorker(w *worker, c *core) {
 // core, and ends when the executor stops or when it is left without a core.
 func (e *Executor) workerMain(w *worker, c *core) {
 	defer e.wg.Done()
+	defer e.byID.Delete(w.id) // after exit: the worker sleeps no more
 	e.lock(w, c)
 	defer e.exit(w) // deferred, so a body's runtime.Goexit passes the core on too
 	for {
