@@ -95,46 +95,47 @@
 //
 // # Performance
 //
-// Medians of 10 runs on the shared 2-core development machine (Intel Xeon,
-// load average 2.5-3 from other work during the run), made at commit
-// e25a202 with
+// Medians of 10 runs on the 2-core development machine (Intel Xeon), quiet
+// (nothing else running), at commit 60dc815, all three backends and the
+// peers, made with
 //
 //	go test -c -o /tmp/perf.bench ./perf && cd perf &&
 //	/tmp/perf.bench -test.run x -test.bench 'JobCreate|AwaitCached|AwaitPending|CancelFanout' -test.count 10 > bench.txt
 //	go run golang.org/x/perf/cmd/benchstat -col /backend bench.txt
 //
 // (the same as go test -run x -bench '...' -count 10 ./perf; the raw
-// results are in testdata/bench-count10.txt):
+// results are in testdata/bench-count10.txt; B/op omitted):
 //
-//	                        │   goroutine   │               stealing                │                 peer-go                  │             peer-errgroup             │               peer-conc                │              peer-context               │
-//	                        │    sec/op     │    sec/op      vs base                │    sec/op      vs base                   │    sec/op      vs base                │    sec/op     vs base                  │    sec/op      vs base                  │
-//	JobCreate-2               1163.0n ± 10%    299.2n ± 21%  -74.27% (p=0.000 n=10)    758.4n ±  8%   -34.79% (p=0.000 n=10)      722.4n ±  9%  -37.88% (p=0.000 n=10)   808.5n ± 15%  -30.49% (p=0.000 n=10)     1577.0n ± 11%  +35.60% (p=0.000 n=10)
-//	AwaitCached-2              1.810n ±  6%    2.760n ± 31%  +52.47% (p=0.000 n=10)   16.915n ± 25%  +834.27% (p=0.000 n=10)      3.113n ± 39%  +71.97% (p=0.000 n=10)
-//	AwaitPending-2            1237.0n ± 10%    253.8n ± 16%  -79.48% (p=0.000 n=10)    650.7n ± 12%   -47.40% (p=0.000 n=10)      715.4n ± 13%  -42.17% (p=0.000 n=10)   648.4n ± 13%  -47.58% (p=0.000 n=10)
-//	CancelFanout/n=1000-2      904.7µ ± 17%    774.9µ ± 22%  -14.35% (p=0.029 n=10)                                               770.7µ ± 22%  -14.81% (p=0.035 n=10)                                             315.5µ ± 21%  -65.13% (p=0.000 n=10)
-//	CancelFanout/n=10000-2    25.587m ± 13%   14.352m ± 18%  -43.91% (p=0.000 n=10)                                              13.464m ± 14%  -47.38% (p=0.000 n=10)                                             6.717m ± 26%  -73.75% (p=0.000 n=10)
-//	CancelFanout/n=100000-2    155.9m ± 14%    195.0m ±  6%  +25.09% (p=0.002 n=10)                                               266.5m ±  9%  +70.95% (p=0.000 n=10)                                             110.4m ± 16%  -29.16% (p=0.000 n=10)
+//	                        │   goroutine   │               stealing                │                 vcore                 │                 peer-go                  │             peer-errgroup              │               peer-conc               │              peer-context               │
+//	                        │    sec/op     │    sec/op      vs base                │    sec/op      vs base                │    sec/op      vs base                   │    sec/op      vs base                 │   sec/op     vs base                  │    sec/op      vs base                  │
+//	JobCreate-2                854.6n ±  7%    319.3n ±  5%  -62.63% (p=0.000 n=10)    344.7n ± 12%  -59.67% (p=0.000 n=10)    549.7n ±  4%   -35.68% (p=0.000 n=10)      512.1n ±  9%   -40.07% (p=0.000 n=10)   512.2n ± 7%  -40.06% (p=0.000 n=10)     1109.0n ± 13%  +29.77% (p=0.000 n=10)
+//	AwaitCached-2              1.564n ±  3%    1.739n ± 28%  +11.26% (p=0.000 n=10)    1.596n ±  6%        ~ (p=0.393 n=10)   16.165n ± 10%  +933.90% (p=0.000 n=10)      4.352n ± 19%  +178.35% (p=0.000 n=10)
+//	AwaitPending-2             714.0n ± 11%    238.8n ± 16%  -66.56% (p=0.000 n=10)    346.6n ±  4%  -51.45% (p=0.000 n=10)    639.8n ±  8%         ~ (p=0.052 n=10)      667.9n ± 16%         ~ (p=0.353 n=10)   529.4n ± 6%  -25.86% (p=0.002 n=10)
+//	CancelFanout/n=1000-2      743.3µ ±  8%    842.3µ ± 15%  +13.32% (p=0.035 n=10)   1138.4µ ± 16%  +53.16% (p=0.000 n=10)                                               805.0µ ± 20%         ~ (p=0.143 n=10)                                            363.9µ ±  9%  -51.04% (p=0.000 n=10)
+//	CancelFanout/n=10000-2    11.341m ± 13%   10.576m ± 29%        ~ (p=0.315 n=10)   14.818m ± 15%  +30.66% (p=0.000 n=10)                                              10.774m ± 13%         ~ (p=0.796 n=10)                                            7.577m ± 29%  -33.19% (p=0.000 n=10)
+//	CancelFanout/n=100000-2    150.2m ± 15%    157.8m ± 10%        ~ (p=0.481 n=10)    256.9m ± 17%  +71.05% (p=0.000 n=10)                                               203.8m ±  6%   +35.72% (p=0.000 n=10)                                            102.8m ±  8%  -31.58% (p=0.000 n=10)
 //
-//	                        │   goroutine   │               stealing                │                peer-go                 │              peer-errgroup               │               peer-conc               │                peer-context                │
-//	                        │   allocs/op   │  allocs/op   vs base                  │ allocs/op   vs base                    │  allocs/op   vs base                     │ allocs/op   vs base                   │  allocs/op   vs base                       │
-//	JobCreate-2                2.000 ± 0%      1.000 ± 0%  -50.00% (p=0.000 n=10)     1.000 ± 0%  -50.00% (p=0.000 n=10)        1.000 ± 0%   -50.00% (p=0.000 n=10)       1.000 ± 0%   -50.00% (p=0.000 n=10)      3.000 ± 0%   +50.00% (p=0.000 n=10)
-//	AwaitCached-2              0.000 ± 0%      0.000 ± 0%        ~ (p=1.000 n=10) ¹   0.000 ± 0%        ~ (p=1.000 n=10) ¹      0.000 ± 0%         ~ (p=1.000 n=10) ¹
-//	AwaitPending-2             2.000 ± 0%      1.000 ± 0%  -50.00% (p=0.000 n=10)     3.000 ± 0%  +50.00% (p=0.000 n=10)        4.000 ± 0%  +100.00% (p=0.000 n=10)       4.000 ± 0%  +100.00% (p=0.000 n=10)
-//	CancelFanout/n=1000-2     1.024k ± 2%     1.009k ± 0%   -1.46% (p=0.001 n=10)                                              0.000k ± 0%  -100.00% (p=0.000 n=10)                                               0.000k ± 0%  -100.00% (p=0.000 n=10)
-//	CancelFanout/n=10000-2    10.60k ± 4%     10.02k ± 0%   -5.53% (p=0.000 n=10)                                               0.00k ± 0%  -100.00% (p=0.000 n=10)                                                0.00k ± 0%  -100.00% (p=0.000 n=10)
-//	CancelFanout/n=100000-2   100.0k ± 0%     100.0k ± 0%        ~ (p=0.350 n=10)                                                0.0k ± 0%  -100.00% (p=0.000 n=10)                                                 0.0k ± 0%  -100.00% (p=0.000 n=10)
+//	                        │   goroutine   │               stealing                │                 vcore                 │                peer-go                 │              peer-errgroup               │               peer-conc               │                peer-context                │
+//	                        │   allocs/op   │  allocs/op   vs base                  │  allocs/op   vs base                  │ allocs/op   vs base                    │  allocs/op   vs base                     │ allocs/op   vs base                   │  allocs/op   vs base                       │
+//	JobCreate-2                2.000 ± 0%      1.000 ± 0%  -50.00% (p=0.000 n=10)      1.000 ± 0%  -50.00% (p=0.000 n=10)     1.000 ± 0%  -50.00% (p=0.000 n=10)        1.000 ± 0%   -50.00% (p=0.000 n=10)       1.000 ± 0%   -50.00% (p=0.000 n=10)      3.000 ± 0%   +50.00% (p=0.000 n=10)
+//	AwaitCached-2              0.000 ± 0%      0.000 ± 0%        ~ (p=1.000 n=10) ¹    0.000 ± 0%        ~ (p=1.000 n=10) ¹   0.000 ± 0%        ~ (p=1.000 n=10) ¹      0.000 ± 0%         ~ (p=1.000 n=10) ¹
+//	AwaitPending-2             2.000 ± 0%      1.000 ± 0%  -50.00% (p=0.000 n=10)      1.000 ± 0%  -50.00% (p=0.000 n=10)     3.000 ± 0%  +50.00% (p=0.000 n=10)        4.000 ± 0%  +100.00% (p=0.000 n=10)       4.000 ± 0%  +100.00% (p=0.000 n=10)
+//	CancelFanout/n=1000-2     1.012k ± 0%     1.009k ± 0%   -0.25% (p=0.000 n=10)     1.009k ± 0%   -0.25% (p=0.000 n=10)                                              0.000k ± 0%  -100.00% (p=0.000 n=10)                                               0.000k ± 0%  -100.00% (p=0.000 n=10)
+//	CancelFanout/n=10000-2    10.02k ± 0%     10.02k ± 0%        ~ (p=1.000 n=10)     10.02k ± 0%        ~ (p=1.000 n=10)                                               0.00k ± 0%  -100.00% (p=0.000 n=10)                                                0.00k ± 0%  -100.00% (p=0.000 n=10)
+//	CancelFanout/n=100000-2   100.0k ± 0%     100.0k ± 0%        ~ (p=0.087 n=10)     100.0k ± 0%        ~ (p=0.087 n=10)                                                0.0k ± 0%  -100.00% (p=0.000 n=10)                                                 0.0k ± 0%  -100.00% (p=0.000 n=10)
+//	¹ all samples are equal
 //
-//	                        │   goroutine   │               stealing                │             peer-errgroup             │             peer-context             │
-//	                        │   sec/child   │   sec/child    vs base                │   sec/child    vs base                │  sec/child    vs base                │
-//	CancelFanout/n=1000-2      904.8n ± 17%    775.0n ± 22%  -14.35% (p=0.029 n=10)    770.7n ± 22%  -14.82% (p=0.035 n=10)   315.5n ± 21%  -65.13% (p=0.000 n=10)
-//	CancelFanout/n=10000-2    2559.0n ± 13%   1435.5n ± 18%  -43.90% (p=0.000 n=10)   1346.0n ± 14%  -47.40% (p=0.000 n=10)   671.6n ± 26%  -73.75% (p=0.000 n=10)
-//	CancelFanout/n=100000-2    1.558µ ± 14%    1.950µ ±  6%  +25.09% (p=0.002 n=10)    2.665µ ±  9%  +70.97% (p=0.000 n=10)   1.104µ ± 16%  -29.16% (p=0.000 n=10)
+//	                        │   goroutine   │               stealing                │                 vcore                 │             peer-errgroup             │             peer-context             │
+//	                        │   sec/child   │   sec/child    vs base                │   sec/child    vs base                │   sec/child    vs base                │  sec/child    vs base                │
+//	CancelFanout/n=1000-2      743.2n ±  8%    842.3n ± 15%  +13.33% (p=0.030 n=10)   1138.5n ± 16%  +53.18% (p=0.000 n=10)    805.0n ± 20%        ~ (p=0.143 n=10)   363.9n ±  9%  -51.03% (p=0.000 n=10)
+//	CancelFanout/n=10000-2    1134.0n ± 13%   1057.5n ± 29%        ~ (p=0.325 n=10)   1482.0n ± 15%  +30.69% (p=0.000 n=10)   1077.5n ± 13%        ~ (p=0.811 n=10)   757.7n ± 29%  -33.18% (p=0.000 n=10)
+//	CancelFanout/n=100000-2    1.502µ ± 15%    1.579µ ± 10%        ~ (p=0.481 n=10)    2.569µ ± 17%  +71.04% (p=0.000 n=10)    2.038µ ±  6%  +35.69% (p=0.000 n=10)   1.028µ ±  8%  -31.59% (p=0.000 n=10)
 //
 // Against the targets of issue 3:
 //
-//   - AwaitCached <= 5 ns: met (2.8 ns; one atomic load in the core).
-//   - JobCreate <= 80 ns and 5x faster than peer-go: not met; 299 ns, 2.5x
-//     peer-go, 1 allocation (the Job). The floor is the core itself:
+//   - AwaitCached <= 5 ns: met (1.7 ns; one atomic load in the core).
+//   - JobCreate <= 80 ns and 5x faster than peer-go: not met; 319 ns, 1.7x
+//     peer-go (550 ns), 1 allocation (the Job). The floor is the core itself:
 //     kc's BenchmarkCoreLaunchBatch, which launches, runs and finishes empty
 //     children on one goroutine with no scheduler at all, costs 200 ns/job
 //     on this machine when it is quiet and 290-400 ns under the load of this
@@ -148,16 +149,16 @@
 //     CPU (/usr/bin/time: 1.11 s real, 1.05 s user+sys for 3M ops; peer-go
 //     also got one CPU), so stealing runs at the single-core floor. Reaching 80 ns
 //     needs a core without a lock and a linked-list unlink per child.
-//   - AwaitPending <= 150 ns: met only on a quiet machine (127-165 ns in
-//     A/B runs of 1M ops); 254 ns in this run. The inline path is the core's:
+//   - AwaitPending <= 150 ns: not met; 239 ns in this run (127-200 ns in
+//     other quiet runs; peer-go 640 ns). The inline path is the core's:
 //     a 144-byte allocation and nine atomic read-modify-writes; the
 //     executor adds one pin, one swap and four loads.
-//   - CancelFanout <= 100 ns per child: not met; 0.8, 1.4 and 2.0 us per
-//     child at 1k, 10k and 100k (the 100k case takes ~0.2 s per op and
+//   - CancelFanout <= 100 ns per child: not met; 0.84, 1.06 and 1.58 us
+//     per child at 1k, 10k and 100k (the 100k case takes ~0.2 s per op and
 //     ~380 MB, like the goroutine backend). A parked task keeps its
 //     goroutine (compensation), so each cancelled child costs a goroutine
 //     wake-up, a run to the end of its body and an exit; peer-context, which
-//     does nothing but that, costs 0.3-1.1 us per child in the same run.
+//     does nothing but that, costs 0.36-1.03 us per child in the same run.
 //     Parking tasks on coroutines would save the goroutine wake-up and exit
 //     but add a coroutine switch (~120 ns round trip) on top of the core's
 //     cancel walk and locked finish per child; not measured, but unlikely
