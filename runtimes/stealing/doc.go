@@ -96,7 +96,7 @@
 // # Performance
 //
 // Medians of 10 runs on the 2-core development machine (Intel Xeon), quiet
-// (nothing else running), at commit 60dc815, all three backends and the
+// (nothing else running), at commit 3195944, all three backends and the
 // peers, made with
 //
 //	go test -c -o /tmp/perf.bench ./perf && cd perf &&
