@@ -45,6 +45,11 @@ var (
 	// operation cannot proceed at once.
 	ErrWouldBlock = errors.New("kc: operation would block")
 
+	// ErrNilChan is returned by the operations of a nil *Chan (where a Go
+	// channel would block forever or panic). In a Select, a case on a nil
+	// *Chan is never ready instead.
+	ErrNilChan = errors.New("kc: nil channel")
+
 	// ErrBadCapacity is returned by NewChan, NewActor, Produce and NewPool
 	// for a negative (or, for a pool, non-positive) capacity.
 	ErrBadCapacity = errors.New("kc: bad capacity")
@@ -72,10 +77,18 @@ func NewChan[T any](capacity int) (*Chan[T], error) {
 }
 
 // Cap returns the channel's capacity.
-func (c *Chan[T]) Cap() int { return len(c.buf) }
+func (c *Chan[T]) Cap() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.buf)
+}
 
 // Len returns how many values are buffered.
 func (c *Chan[T]) Len() int {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.count
@@ -84,6 +97,9 @@ func (c *Chan[T]) Len() int {
 // Blocked returns how many senders and receivers wait on the channel
 // (a waiting Select counts once for each of its cases on the channel).
 func (c *Chan[T]) Blocked() (senders, receivers int) {
+	if c == nil {
+		return 0, 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sendq.n, c.recvq.n
@@ -95,6 +111,9 @@ func (c *Chan[T]) Blocked() (senders, receivers int) {
 // returns j's cancellation error and v is not sent. On a closed channel Send
 // returns ErrClosed (a *ChanClosedError after CloseWithError).
 func (c *Chan[T]) Send(j *Job, v T) error {
+	if c == nil {
+		return ErrNilChan
+	}
 	if j != nil {
 		if err := j.Check(); err != nil {
 			return err
@@ -114,6 +133,9 @@ func (c *Chan[T]) Send(j *Job, v T) error {
 // TrySend sends v if it can do so at once: ErrWouldBlock if the channel is
 // full (or, unbuffered, no receiver waits), ErrClosed if it is closed.
 func (c *Chan[T]) TrySend(v T) error {
+	if c == nil {
+		return ErrNilChan
+	}
 	c.mu.Lock()
 	if done, err, wake := c.sendLocked(&v); done {
 		c.unlockWake(wake)
@@ -129,6 +151,9 @@ func (c *Chan[T]) TrySend(v T) error {
 // like Send's; a value that was already handed to this Recv is never lost.
 func (c *Chan[T]) Recv(j *Job) (T, error) {
 	var v T
+	if c == nil {
+		return v, ErrNilChan
+	}
 	if j != nil {
 		if err := j.Check(); err != nil {
 			return v, err
@@ -150,6 +175,9 @@ func (c *Chan[T]) Recv(j *Job) (T, error) {
 // empty and open, ErrClosed once it is closed and drained.
 func (c *Chan[T]) TryRecv() (T, error) {
 	var v T
+	if c == nil {
+		return v, ErrNilChan
+	}
 	c.mu.Lock()
 	if done, err, wake := c.recvLocked(&v); done {
 		c.unlockWake(wake)
@@ -175,6 +203,9 @@ func (c *Chan[T]) CloseWithError(cause error) error {
 }
 
 func (c *Chan[T]) close(err error) error {
+	if c == nil {
+		return ErrNilChan
+	}
 	c.mu.Lock()
 	if c.closed != nil {
 		c.mu.Unlock()

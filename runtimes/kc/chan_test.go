@@ -199,6 +199,25 @@ func TestChanBadInput(t *testing.T) {
 	if _, err := kc.NewPool[int](1, nil, nil); !errors.Is(err, kc.ErrNilBody) {
 		t.Errorf("NewPool with nil create: %v; want ErrNilBody", err)
 	}
+	var nilChan *kc.Chan[int]
+	if err := nilChan.Send(nil, 1); !errors.Is(err, kc.ErrNilChan) {
+		t.Errorf("Send on a nil *Chan: %v; want ErrNilChan", err)
+	}
+	if _, err := nilChan.Recv(nil); !errors.Is(err, kc.ErrNilChan) {
+		t.Errorf("Recv on a nil *Chan: %v; want ErrNilChan", err)
+	}
+	if err := nilChan.TrySend(1); !errors.Is(err, kc.ErrNilChan) {
+		t.Errorf("TrySend on a nil *Chan: %v; want ErrNilChan", err)
+	}
+	if _, err := nilChan.TryRecv(); !errors.Is(err, kc.ErrNilChan) {
+		t.Errorf("TryRecv on a nil *Chan: %v; want ErrNilChan", err)
+	}
+	if err := nilChan.Close(); !errors.Is(err, kc.ErrNilChan) {
+		t.Errorf("Close of a nil *Chan: %v; want ErrNilChan", err)
+	}
+	if nilChan.Len() != 0 || nilChan.Cap() != 0 {
+		t.Errorf("Len, Cap of a nil *Chan: %d, %d; want 0, 0", nilChan.Len(), nilChan.Cap())
+	}
 	ch, _ := kc.NewChan[int](0)
 	if err := ch.CloseWithError(nil); err != nil {
 		t.Errorf("CloseWithError(nil): %v; want a plain close", err)
