@@ -35,6 +35,7 @@ type chanWaiter struct {
 func newChanWaiter(j *Job) *chanWaiter {
 	w := &chanWaiter{job: j}
 	w.p.init(j != nil)
+	w.p.quick = true
 	return w
 }
 
@@ -49,6 +50,7 @@ type chanOp[T any] struct {
 func newChanOp[T any](j *Job, v T) *chanOp[T] {
 	op := &chanOp[T]{w: chanWaiter{job: j}, v: v}
 	op.w.p.init(j != nil)
+	op.w.p.quick = true
 	op.s.w, op.s.elem = &op.w, &op.v
 	return op
 }
