@@ -427,13 +427,7 @@ func thousandSiblingsCancel(rt *kc.Runtime, p *probe) {
 		p.is("AwaitAll", nur.AwaitAll(j), kc.ErrCancelled)
 		d := statsDelta(before, rt.Stats())
 		p.state("parent", nur, kc.Cancelled)
-		notCancelled := 0
-		for _, c := range kids {
-			if c.State() != kc.Cancelled {
-				notCancelled++
-			}
-		}
-		eq(p, "children not Cancelled", notCancelled, 0)
+		p.allIn("children", kids, kc.Cancelled)
 		p.stats("Stats", d, n+1, n+1, 0, 0, n+1)
 		eq(p, "WaitersWoken delta", d.WaitersWoken, d.WaitersRegistered)
 		return nil

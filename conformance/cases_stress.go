@@ -94,13 +94,7 @@ func joinChain(rt *kc.Runtime, p *probe) {
 		}
 		release()
 		p.noErr("AwaitAll", nur.AwaitAll(j))
-		notDone := 0
-		for _, c := range jobs {
-			if c != nil && c.State() != kc.Completed {
-				notDone++
-			}
-		}
-		eq(p, "tasks not Completed", notDone, 0)
+		p.allIn("tasks", jobs, kc.Completed)
 		d := statsDelta(before, rt.Stats())
 		p.stats("Stats (tasks, nursery, gate)", d, n+2, 0, 0, n+2, 0)
 		eq(p, "WaitersWoken delta", d.WaitersWoken, d.WaitersRegistered)

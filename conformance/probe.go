@@ -88,6 +88,18 @@ func (p *probe) state(what string, j *kc.Job, want kc.State) bool {
 	return true
 }
 
+// allIn checks that every job of jobs (nil entries aside) is in state want,
+// reporting how many are not.
+func (p *probe) allIn(what string, jobs []*kc.Job, want kc.State) bool {
+	bad := 0
+	for _, c := range jobs {
+		if c != nil && c.State() != want {
+			bad++
+		}
+	}
+	return eq(p, what+" not "+want.String(), bad, 0)
+}
+
 // terminal checks that a job is terminal.
 func (p *probe) terminal(what string, j *kc.Job) bool {
 	if j == nil {
