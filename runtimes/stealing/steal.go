@@ -38,10 +38,7 @@ func (e *Executor) spin(w *worker) *kc.Task {
 // from the ring of the caller's P, steals half of any other ring's into it.
 func (e *Executor) stealPass(w *worker) *kc.Task {
 	n := len(e.rings)
-	w.rnd ^= w.rnd << 13
-	w.rnd ^= w.rnd >> 17
-	w.rnd ^= w.rnd << 5
-	start := int(w.rnd % uint32(n))
+	start := w.randomRing(n)
 	pid := procPin()
 	var own *ring
 	if pid < n {
@@ -76,10 +73,7 @@ func (e *Executor) stealPass(w *worker) *kc.Task {
 // candidate per call (every ring is a candidate, whatever GOMAXPROCS).
 func (e *Executor) stealNext(w *worker) *kc.Task {
 	n := len(e.rings)
-	w.rnd ^= w.rnd << 13
-	w.rnd ^= w.rnd >> 17
-	w.rnd ^= w.rnd << 5
-	start := int(w.rnd % uint32(n))
+	start := w.randomRing(n)
 	for i := range n {
 		r := &e.rings[(start+i)%n]
 		if t := r.next.Load(); t != nil && !stale(t) {
@@ -150,3 +144,12 @@ var seed atomic.Uint32
 
 // fastSeed returns a distinct non-zero seed for a worker's victim order.
 func fastSeed() uint32 { return seed.Add(0x9e3779b9) | 1 }
+
+// randomRing returns a ring index in [0, n) from the worker's xorshift
+// generator: where a scan of the rings starts, so thieves spread out.
+func (w *worker) randomRing(n int) int {
+	w.rnd ^= w.rnd << 13
+	w.rnd ^= w.rnd >> 17
+	w.rnd ^= w.rnd << 5
+	return int(w.rnd % uint32(n))
+}
