@@ -63,7 +63,7 @@ func (j *Job) requestCancelLocked(cause error, how cancelKind) (moved, walk bool
 		bits |= bitTimedOut
 	}
 	j.state.Or(bits)
-	rt.stats.add(j, cCancelReq)
+	rt.stats.add(cCancelReq)
 	if rt.tracer != nil {
 		rt.trace(Event{Kind: EvJobCancelReq, Job: j})
 	}

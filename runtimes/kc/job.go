@@ -140,7 +140,7 @@ func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
 			j.state.Or(bitHasOpen)
 		}
 	}
-	rt.stats.add(c, cCreated)
+	rt.stats.add(cCreated)
 	if rt.tracer != nil {
 		rt.trace(Event{Kind: EvJobCreate, Job: c, Parent: j})
 		if !detached {
@@ -200,7 +200,7 @@ func (j *Job) bodyReturned(err error) {
 	if err == nil && j.rt.tracer == nil && j.rt.faults == 0 {
 		const fresh = bitClaimed // Active, claimed, nothing else
 		if j.state.CompareAndSwap(fresh, fresh|bitBodyDone|bitClosed|bitWalked|uint32(Completed)) {
-			j.rt.stats.add(j, cCompleted)
+			j.rt.stats.add(cCompleted)
 			j.released(Completed)
 			return
 		}
@@ -313,14 +313,14 @@ func (j *Job) finishLocked() {
 	// woken waiter, a lock-free State load) then sees it counted.
 	switch st {
 	case Completed:
-		rt.stats.add(j, cCompleted)
+		rt.stats.add(cCompleted)
 		if rt.faults&faults.DoubleCount != 0 {
-			rt.stats.add(j, cCompleted)
+			rt.stats.add(cCompleted)
 		}
 	case Failed:
-		rt.stats.add(j, cFailed)
+		rt.stats.add(cFailed)
 	case Cancelled:
-		rt.stats.add(j, cCancelled)
+		rt.stats.add(cCancelled)
 	}
 	j.setStateLocked(st)
 	if s&bitWalked == 0 {

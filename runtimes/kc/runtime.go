@@ -75,7 +75,7 @@ func (rt *Runtime) Run(ctx context.Context, body Func) error {
 	if err := rt.addTop(r); err != nil {
 		return err
 	}
-	rt.stats.add(r, cCreated)
+	rt.stats.add(cCreated)
 	rt.trace(Event{Kind: EvJobCreate, Job: r})
 	if ctx.Done() != nil {
 		fired := make(chan struct{})

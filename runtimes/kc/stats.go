@@ -60,9 +60,8 @@ func procPin() int
 //go:linkname procUnpin runtime.procUnpin
 func procUnpin()
 
-// add counts one event c. The job it concerns is unused since the stripes
-// are per P; it stays in the signature to document what is counted.
-func (cs *counters) add(_ *Job, c counter) {
+// add counts one event c on the stripe of the caller's P.
+func (cs *counters) add(c counter) {
 	cs[procPin()&(numStripes-1)].c[c].Add(1)
 	procUnpin()
 }

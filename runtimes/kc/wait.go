@@ -36,7 +36,7 @@ func (j *Job) pushWaiterLocked(w *waiter) {
 	}
 	j.waiters = w
 	w.linked = true
-	j.rt.stats.add(j, cWaitReg)
+	j.rt.stats.add(cWaitReg)
 	if j.rt.tracer != nil {
 		j.rt.trace(Event{Kind: EvJobWaitRegister, Job: j, Waiter: w.id()})
 	}
@@ -53,7 +53,7 @@ func (j *Job) removeWaiterLocked(w *waiter) {
 		w.next.prev = w.prev
 	}
 	w.prev, w.next, w.linked = nil, nil, false
-	j.rt.stats.add(j, cWaitWoken)
+	j.rt.stats.add(cWaitWoken)
 	if j.rt.tracer != nil {
 		j.rt.trace(Event{Kind: EvJobWaitWake, Job: j, Waiter: w.id()})
 	}
