@@ -7,21 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
-
-// watchdog fails the test if f does not return within d.
-func watchdog(t *testing.T, d time.Duration, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("hung: no result after %v", d)
-	}
-}
 
 // Children whose bodies return at once race with everything a second
 // goroutine can do to them: the lock-free fast finish must lose to (or be
@@ -78,7 +67,7 @@ func TestFastFinishRaces(t *testing.T) {
 	}
 	for _, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
-			watchdog(t, 20*time.Second, func() {
+			testutil.Watchdog(t, 20*time.Second, func() {
 				err := rt.Run(context.Background(), func(j *kc.Job) error {
 					var wg sync.WaitGroup
 					errs := make(chan error, 1)

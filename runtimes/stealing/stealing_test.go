@@ -11,22 +11,10 @@ import (
 	"time"
 
 	"github.com/kcbench/kcbench/conformance"
+	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/kc"
 	"github.com/kcbench/kcbench/runtimes/stealing"
 )
-
-// watchdog fails the test instead of hanging it if f takes more than 20s.
-func watchdog(t *testing.T, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		buf := make([]byte, 1<<20)
-		t.Fatalf("hung; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
-	}
-}
 
 func newRuntime(t *testing.T, opts ...stealing.Option) *kc.Runtime {
 	t.Helper()
@@ -35,22 +23,6 @@ func newRuntime(t *testing.T, opts ...stealing.Option) *kc.Runtime {
 		t.Fatal(err)
 	}
 	return kc.New(ex)
-}
-
-// noLeak checks that no goroutine started after it was called outlives the
-// test body (which must close every runtime it made).
-func noLeak(t *testing.T) {
-	base := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > base {
-			buf := make([]byte, 1<<20)
-			t.Errorf("%d goroutines after Close; want at most %d:\n%s", n, base, buf[:runtime.Stack(buf, true)])
-		}
-	})
 }
 
 func TestBadInput(t *testing.T) {
@@ -93,10 +65,10 @@ func TestMonitorRescuesGoChannel(t *testing.T) {
 	for _, procs := range []int{runtime.GOMAXPROCS(0), 16} {
 		t.Run(fmt.Sprint("procs=", procs), func(t *testing.T) {
 			runtime.GOMAXPROCS(procs)
-			noLeak(t)
+			testutil.NoLeak(t)
 			rt := newRuntime(t, stealing.Workers(1))
 			defer rt.Close()
-			watchdog(t, func() {
+			testutil.Watchdog(t, 20*time.Second, func() {
 				err := rt.Run(context.Background(), func(j *kc.Job) error {
 					for range 20 {
 						ch := make(chan int)
@@ -118,10 +90,10 @@ func TestMonitorRescuesGoChannel(t *testing.T) {
 // Workers go idle between bursts spawned from inside and from outside the
 // runtime; a lost wakeup would leave a burst unrun and hang the test.
 func TestNoLostWakeup(t *testing.T) {
-	noLeak(t)
+	testutil.NoLeak(t)
 	rt := newRuntime(t)
 	defer rt.Close()
-	watchdog(t, func() {
+	testutil.Watchdog(t, 20*time.Second, func() {
 		err := rt.Run(context.Background(), func(j *kc.Job) error {
 			for round := range 2000 {
 				nur, err := j.Open()
@@ -161,9 +133,9 @@ func TestNoLostWakeup(t *testing.T) {
 // and many more block where it cannot see (a barrier): compensation and
 // the monitor must keep it going, and every goroutine must end at Close.
 func TestBlockingMix(t *testing.T) {
-	noLeak(t)
+	testutil.NoLeak(t)
 	rt := newRuntime(t, stealing.Workers(2))
-	watchdog(t, func() {
+	testutil.Watchdog(t, 20*time.Second, func() {
 		err := rt.Run(context.Background(), func(j *kc.Job) error {
 			const n = 16
 			var barrier sync.WaitGroup
@@ -230,10 +202,10 @@ func TestConformanceGOMAXPROCS(t *testing.T) {
 // waiting in the FIFO behind them must still run (every 61st pick takes the
 // FIFO first). One worker, so thieves rarely get a chance to take it.
 func TestFIFONotStarved(t *testing.T) {
-	noLeak(t)
+	testutil.NoLeak(t)
 	rt := newRuntime(t, stealing.Workers(1))
 	defer rt.Close()
-	watchdog(t, func() {
+	testutil.Watchdog(t, 20*time.Second, func() {
 		var ran atomic.Bool
 		var n atomic.Int64
 		var ping kc.Func
@@ -268,14 +240,14 @@ func TestFIFONotStarved(t *testing.T) {
 // spinning, no temporary worker granted, no debt, the monitor asleep. So it
 // burns no CPU while idle.
 func TestIdleSettles(t *testing.T) {
-	noLeak(t)
+	testutil.NoLeak(t)
 	ex, err := stealing.New(stealing.Workers(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rt := kc.New(ex)
 	defer rt.Close()
-	watchdog(t, func() {
+	testutil.Watchdog(t, 20*time.Second, func() {
 		err := rt.Run(context.Background(), func(j *kc.Job) error {
 			ch := make(chan int)
 			if _, err := j.Launch(func(*kc.Job) error { ch <- 1; return nil }); err != nil {

@@ -9,24 +9,11 @@ import (
 	"time"
 
 	"github.com/kcbench/kcbench/conformance"
+	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/kc"
 	"github.com/kcbench/kcbench/runtimes/vcore"
 	"golang.org/x/sys/unix"
 )
-
-// watchdog fails the test (with every goroutine's stack) if f has not
-// returned after d: a hang, never a timing assertion.
-func watchdog(t *testing.T, d time.Duration, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(d):
-		buf := make([]byte, 1<<20)
-		t.Fatalf("hung after %v:\n%s", d, buf[:runtime.Stack(buf, true)])
-	}
-}
 
 func newRT(t *testing.T, opts ...vcore.Option) (*kc.Runtime, *vcore.Executor) {
 	t.Helper()
@@ -53,7 +40,7 @@ func TestOptionErrors(t *testing.T) {
 func TestNoLostWakeup(t *testing.T) {
 	for _, workers := range []int{1, 2, 3} {
 		rt, _ := newRT(t, vcore.Workers(workers), vcore.Spin(0)) // Spin(0): sleep at once, the racy path
-		watchdog(t, 20*time.Second, func() {
+		testutil.Watchdog(t, 20*time.Second, func() {
 			err := rt.Run(context.Background(), func(j *kc.Job) error {
 				ping, _ := kc.NewChan[int](0)
 				pong, _ := kc.NewChan[int](0)
@@ -111,7 +98,7 @@ func TestNoLostWakeup(t *testing.T) {
 // would unblock it is queued behind. Only sysmon's retake can save it.
 func TestSysmonRescuesGoChannel(t *testing.T) {
 	rt, ex := newRT(t, vcore.Workers(1))
-	watchdog(t, 10*time.Second, func() {
+	testutil.Watchdog(t, 10*time.Second, func() {
 		err := rt.Run(context.Background(), func(j *kc.Job) error {
 			ch := make(chan int)
 			var got atomic.Int64
@@ -145,7 +132,7 @@ func TestSysmonRescuesGoChannel(t *testing.T) {
 // A body that calls runtime.Goexit ends its goroutine; the core goes on.
 func TestGoexitKeepsCore(t *testing.T) {
 	rt, _ := newRT(t, vcore.Workers(1))
-	watchdog(t, 10*time.Second, func() {
+	testutil.Watchdog(t, 10*time.Second, func() {
 		err := rt.Run(context.Background(), func(j *kc.Job) error {
 			c, err := j.Launch(func(*kc.Job) error { runtime.Goexit(); return nil }, kc.Supervisor())
 			if err != nil {
@@ -169,9 +156,9 @@ func TestGoexitKeepsCore(t *testing.T) {
 // Close ends every goroutine the executor started, including the owners
 // of every core and the goroutines of tasks that parked.
 func TestNoGoroutineLeft(t *testing.T) {
-	base := runtime.NumGoroutine()
+	testutil.NoLeak(t)
 	rt, _ := newRT(t, vcore.Workers(4))
-	watchdog(t, 10*time.Second, func() {
+	testutil.Watchdog(t, 10*time.Second, func() {
 		err := rt.Run(context.Background(), func(j *kc.Job) error {
 			for range 50 {
 				if _, err := j.Launch(func(c *kc.Job) error { return c.Sleep(time.Millisecond) }); err != nil {
@@ -186,14 +173,6 @@ func TestNoGoroutineLeft(t *testing.T) {
 		rt.Close()
 		rt.Close() // idempotent
 	})
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > base {
-		buf := make([]byte, 1<<20)
-		t.Fatalf("goroutines after Close: got %d; want at most %d\n%s", n, base, buf[:runtime.Stack(buf, true)])
-	}
 }
 
 func TestPinning(t *testing.T) {
@@ -206,7 +185,7 @@ func TestPinning(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := kc.New(ex)
-	watchdog(t, 10*time.Second, func() {
+	testutil.Watchdog(t, 10*time.Second, func() {
 		err := rt.Run(context.Background(), func(j *kc.Job) error {
 			for range 200 {
 				d, err := kc.Async(j, func(*kc.Job) (int, error) { return 1, nil })

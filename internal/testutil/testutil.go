@@ -1,0 +1,45 @@
+// Package testutil holds what the module's tests share: a watchdog that
+// turns a hang into a failure with every goroutine's stack, and a check that
+// no goroutine started during a test outlives it. Neither measures speed.
+package testutil
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Watchdog runs f and fails t, with every goroutine's stack, if f has not
+// returned after d: a hang, never a timing assertion. f is abandoned then.
+func Watchdog(t testing.TB, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("hung: no result after %v; goroutines:\n%s", d, stacks())
+	}
+}
+
+// NoLeak records the number of goroutines now and, when the test ends,
+// fails it if more are left after a grace of five seconds (goroutines on
+// their way out are still counted for a moment after they are done). The
+// test must close every runtime it made.
+func NoLeak(t testing.TB) {
+	base := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > base {
+			t.Errorf("goroutines at the end of the test: got %d; want at most %d, as at its start:\n%s", n, base, stacks())
+		}
+	})
+}
+
+func stacks() []byte {
+	buf := make([]byte, 1<<20)
+	return buf[:runtime.Stack(buf, true)]
+}
