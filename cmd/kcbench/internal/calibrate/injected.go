@@ -21,14 +21,11 @@ func RunInjected(a, b Sampler, slowed []Sampler, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("%w: slowdowns %v not in increasing order", ErrConfig, cfg.Slowdowns)
 		}
 	}
-	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
+	res, err := newResult(cfg)
+	if err != nil {
 		return nil, err
 	}
-	res := &Result{Config: cfg, Detections: make([]Detection, len(cfg.Slowdowns))}
-	for i, s := range cfg.Slowdowns {
-		res.Detections[i].Slowdown = s
-	}
+	cfg = res.Config
 	samplers := append([]Sampler{a, b}, slowed...)
 	names := []string{"A", "B"}
 	for _, s := range cfg.Slowdowns {

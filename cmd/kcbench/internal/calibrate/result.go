@@ -37,10 +37,9 @@ type Result struct {
 	Acceptable bool
 }
 
-// Run estimates the gate's false-alarm rate on A/A comparisons of a
-// against b and its detection rate of each configured slowdown, and
-// finds the smallest slowdown it detects reliably.
-func Run(a, b Sampler, cfg Config) (*Result, error) {
+// newResult fills in cfg's defaults, checks it, and returns an empty
+// Result for it (one Detection per slowdown).
+func newResult(cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -49,6 +48,18 @@ func Run(a, b Sampler, cfg Config) (*Result, error) {
 	for i, s := range cfg.Slowdowns {
 		res.Detections[i].Slowdown = s
 	}
+	return res, nil
+}
+
+// Run estimates the gate's false-alarm rate on A/A comparisons of a
+// against b and its detection rate of each configured slowdown, and
+// finds the smallest slowdown it detects reliably.
+func Run(a, b Sampler, cfg Config) (*Result, error) {
+	res, err := newResult(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg = res.Config
 	for range cfg.Trials {
 		xa, err := draw(a, cfg.Samples, "A")
 		if err != nil {
