@@ -7,7 +7,6 @@
 package goroutine
 
 import (
-	"runtime"
 	"sync"
 	"time"
 
@@ -36,20 +35,10 @@ func (e *Executor) run(t *kc.Task) {
 	t.Run()
 }
 
-// SpinYields is how many times Park yields the processor for a wait the
-// core expects to end quickly (Parker.QuickWake: channel operations),
-// checking whether the wake has come, before it blocks: a partner that
-// answers at once then costs goroutine switches instead of a sleep and a
-// wake-up (ChanPingPong: about 1.02-1.04 µs -> 760-770 ns here, two
-// -count 10 A/B runs; WaitersStorm, not hinted, unchanged).
-const SpinYields = 3
-
-// Park blocks the calling goroutine; for a QuickWake wait it first yields
-// up to SpinYields times in case the wake is about to come.
+// Park blocks the calling goroutine, after Parker.Spin has given a quick
+// wake its chance.
 func (*Executor) Park(p *kc.Parker) {
-	for i := 0; p.QuickWake() && i < SpinYields && !p.Woken(); i++ {
-		runtime.Gosched()
-	}
+	p.Spin()
 	p.Wait()
 }
 

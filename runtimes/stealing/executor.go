@@ -176,13 +176,6 @@ func (e *Executor) spawnSlow(t *kc.Task) {
 	e.wake()
 }
 
-// spinYields is how many times Park yields for a wait the core expects to
-// end quickly (Parker.QuickWake: channel operations), checking whether the
-// wake has come, before it gives up the worker slot (ChanPingPong: about
-// 1.1-1.2 µs -> 760-790 ns here, two -count 10 A/B runs; WaitersStorm,
-// not hinted, unchanged).
-const spinYields = 3
-
 // Park blocks the caller until Unpark(p). A worker that parks gives up its
 // running slot first, and wakes another worker if work is queued, so the
 // number of running workers stays at the target (compensation). When it is
@@ -193,13 +186,10 @@ func (e *Executor) Park(p *kc.Parker) {
 		panic("stealing: Park(nil)")
 	}
 	// A partner that answers at once (a ping-pong, a request and its reply)
-	// wakes us within a few goroutine switches: yield for it before paying
-	// for a hand-off of the worker slot.
-	for i := 0; p.QuickWake() && i < spinYields && !p.Woken(); i++ {
-		runtime.Gosched()
-	}
-	if !p.Worker() || p.Woken() {
-		p.Wait() // woken already: at most a short wait for the Signal, no compensation needed
+	// wakes us within a few goroutine switches: Spin yields for it before
+	// we pay for a hand-off of the worker slot.
+	if p.Spin() || !p.Worker() {
+		p.Wait() // if woken: at most a short wait for the Signal, no compensation needed
 		return
 	}
 	e.sched.running.Add(-1)
