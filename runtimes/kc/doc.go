@@ -126,9 +126,11 @@
 // A Job is 128 bytes on 64-bit platforms (spec 01 §4.20 asks at most 128);
 // names, deadlines, extra errors and the Done channel live in a separately
 // allocated extra record that most jobs never need. Cancelling a tree
-// allocates one cancellation error, shared by every job the walk reaches. Launch allocates the job
-// and nothing else; Async allocates one Deferred that embeds its job. Await
-// of a finished deferred is one atomic load. Counters are striped over cache
-// lines by P (the counting goroutine's processor slot). With no Tracer installed, each trace point costs a
-// nil check.
+// allocates one cancellation error, shared by every job the walk reaches.
+// Launch allocates the job and nothing else; Async allocates one Deferred
+// that embeds its job. Await of a finished deferred is one atomic load.
+// Counters are striped over cache lines by P (the counting goroutine's
+// processor slot). With no Tracer installed, each trace point costs a nil
+// check. A blocked channel operation allocates its wait node (one object);
+// one that does not block allocates nothing.
 package kc
