@@ -45,7 +45,7 @@ const (
 func (j *Job) requestCancelLocked(cause error, how cancelKind) (moved, walk bool) {
 	rt := j.rt
 	s := j.state.Load()
-	if State(s & stateMask).Terminal() {
+	if stateOf(s).Terminal() {
 		return false, false
 	}
 	if s&bitCancel != 0 {
@@ -91,33 +91,42 @@ func (j *Job) cancel(cause error, how cancelKind) bool {
 }
 
 // cancelWalk propagates a recorded cancellation (spec 02 topology walk):
-// it closes Done, cancels every child and fires every hook. It runs at most
-// once per job, without j.mu held while children and callbacks run; a hold on
-// j keeps it from becoming terminal while callbacks run.
+// it closes Done, cancels every listed child (the others see j.down) and
+// fires every hook. It runs at most once per job, without j.mu held while
+// children and callbacks run; a hold on j keeps it from becoming terminal
+// while callbacks run. A job that is already finishing gets no walk: its
+// finisher closes Done and drops the hooks.
 func (j *Job) cancelWalk() {
 	j.mu.Lock()
 	s := j.state.Load()
-	if s&bitWalked != 0 || State(s&stateMask).Terminal() {
-		j.mu.Unlock()
-		return
-	}
-	j.state.Or(bitWalked)
-	if j.x != nil && j.x.done != nil {
-		close(j.x.done)
+	for {
+		if s&bitWalked != 0 || stateOf(s).Terminal() || finishing(s) {
+			j.mu.Unlock()
+			return
+		}
+		if j.state.CompareAndSwap(s, (s+oneHold)|bitWalked) {
+			break
+		}
+		s = j.state.Load()
 	}
 	var buf [8]*Job
 	kids := buf[:0]
 	if j.rt.faults&faults.NoCancelDown == 0 {
+		// Stored before the snapshot, under mu: a child listed after the
+		// snapshot sees it (list), an unlisted one sees it when it checks.
+		j.down.Store(1)
 		for c := j.head; c != nil; c = c.next {
 			kids = append(kids, c)
 		}
+	}
+	if j.x != nil && j.x.done != nil {
+		close(j.x.done)
 	}
 	hooks := j.hooks
 	j.hooks = nil
 	for n := hooks; n != nil; n = n.next {
 		n.linked = false
 	}
-	j.children++
 	cause := error(j.cerr)
 	j.mu.Unlock()
 
@@ -133,8 +142,7 @@ func (j *Job) cancelWalk() {
 		}
 		n = next
 	}
-	j.mu.Lock()
-	j.releaseLocked()
+	j.release(1, nil)
 }
 
 // callHook runs an OnCancel callback from the walk; a panic fails the job.
@@ -171,7 +179,7 @@ func (j *Job) addHookLocked(n *cancelNode) int {
 	switch s := j.state.Load(); {
 	case s&bitCancel != 0 && s&bitWalked != 0:
 		return hookFireNow
-	case State(s & stateMask).Terminal():
+	case stateOf(s).Terminal():
 		return hookNever
 	}
 	n.prev, n.next = nil, j.hooks
@@ -181,6 +189,16 @@ func (j *Job) addHookLocked(n *cancelNode) int {
 	j.hooks = n
 	n.linked = true
 	return hookLinked
+}
+
+// addHook lists j (so that its parent's walk reaches the hook) and adds n
+// to its hooks; see addHookLocked for the result.
+func (j *Job) addHook(n *cancelNode) int {
+	j.list()
+	j.lockSlow()
+	how := j.addHookLocked(n)
+	j.mu.Unlock()
+	return how
 }
 
 func (j *Job) removeHookLocked(n *cancelNode) {
@@ -205,10 +223,19 @@ func (j *Job) removeHookLocked(n *cancelNode) {
 // O(1) for j plus O(descendants) for the walk, which runs on the caller.
 func (j *Job) Cancel(cause error) bool { return j.cancel(cause, byCancel) }
 
-// IsCancelled reports whether cancellation of j was requested. It is false
-// inside Shield. O(1), lock-free.
+// IsCancelled reports whether cancellation of j was requested, by a Cancel
+// of j or of an ancestor (outside Shield). It is false inside Shield, and
+// for a terminal job that ended without cancellation. O(1), lock-free: a
+// load of j's state word and, unless j is terminal, of its parent's down.
 func (j *Job) IsCancelled() bool {
-	return j.state.Load()&(bitCancel|bitShield) == bitCancel
+	s := j.state.Load()
+	switch {
+	case s&bitShield != 0:
+		return false
+	case s&bitCancel != 0:
+		return true
+	}
+	return !stateOf(s).Terminal() && j.parentDown()
 }
 
 // Check is a cancellation checkpoint: nil, or, if j is cancelled (outside
@@ -221,13 +248,19 @@ func (j *Job) Check() error {
 	return j.cancelErr()
 }
 
+// cancelErr returns j's cancellation error: its own, or, if j only learnt
+// of its parent's cancellation lazily (parentDown), the parent's.
 func (j *Job) cancelErr() error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.cerr == nil {
-		return ErrCancelled
+	ce := j.cerr
+	j.mu.Unlock()
+	switch {
+	case ce != nil:
+		return ce
+	case j.parentDown():
+		return j.parent.cancelErr()
 	}
-	return j.cerr
+	return ErrCancelled
 }
 
 // Shield runs body with cancellation of j ignored (spec 02
@@ -237,12 +270,11 @@ func (j *Job) cancelErr() error {
 // If j is already cancelled, Shield returns the cancellation error without
 // running body. Shields nest. Only j's own body may call Shield.
 func (j *Job) Shield(body func() error) error {
-	j.mu.Lock()
-	if j.state.Load()&(bitCancel|bitShield) == bitCancel {
-		j.mu.Unlock()
+	if j.IsCancelled() {
 		return j.cancelErr()
 	}
-	j.shield++
+	j.mu.Lock()
+	j.extra().shield++
 	j.state.Or(bitShield)
 	j.mu.Unlock()
 	defer j.unshield()
@@ -251,9 +283,9 @@ func (j *Job) Shield(body func() error) error {
 
 func (j *Job) unshield() {
 	j.mu.Lock()
-	j.shield--
+	j.x.shield--
 	walk := false
-	if j.shield == 0 {
+	if j.x.shield == 0 {
 		s := j.state.And(^bitShield)
 		walk = s&bitCancel != 0 && s&bitWalked == 0
 	}
@@ -275,10 +307,7 @@ func (j *Job) OnCancel(f func()) (stop func() bool) {
 		return func() bool { return false }
 	}
 	n := &cancelNode{fn: f}
-	j.lockSlow()
-	how := j.addHookLocked(n)
-	j.mu.Unlock()
-	if how == hookFireNow {
+	if how := j.addHook(n); how == hookFireNow {
 		n.state.Store(nodeFired)
 		f()
 		return func() bool { return false }

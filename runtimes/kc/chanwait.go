@@ -64,9 +64,7 @@ func (w *chanWaiter) wait() uint32 {
 		return w.p.reason.Load()
 	}
 	w.hook.w = &w.waiter
-	j.lockSlow()
-	how := j.addHookLocked(&w.hook)
-	j.mu.Unlock()
+	how := j.addHook(&w.hook)
 	if how == hookFireNow {
 		w.p.wake(j.rt.ex, wakeCancel)
 	}

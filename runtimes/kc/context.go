@@ -34,6 +34,7 @@ func (j *Job) Deadline() (deadline time.Time, ok bool) {
 // close is part of the cancel walk) or terminal. The channel is made on the
 // first call.
 func (j *Job) Done() <-chan struct{} {
+	j.list() // its parent's walk must close it
 	s := j.lockSlow()
 	defer j.mu.Unlock()
 	if s&bitWalked != 0 {
@@ -51,6 +52,10 @@ func (j *Job) Done() <-chan struct{} {
 // saying the job finished.
 func (j *Job) Err() error {
 	s := j.state.Load()
+	if s&bitWalked == 0 && j.parentDown() {
+		j.list() // take the parent's cancellation, as Done would show it
+		s = j.state.Load()
+	}
 	switch {
 	case s&bitWalked == 0:
 		return nil

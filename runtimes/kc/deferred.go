@@ -38,7 +38,7 @@ func Async[T any](j *Job, body func(j *Job) (T, error), opts ...JobOption) (*Def
 // plain goroutine): if w is cancelled first, Await returns w's cancellation
 // error and the deferred goes on. Cost when finished: one atomic load.
 func (d *Deferred[T]) Await(w *Job) (T, error) {
-	if d.job.state.Load()&stateMask == uint32(Completed) {
+	if d.job.state.Load()&stateMask == uint64(Completed) {
 		return d.val, nil
 	}
 	var zero T

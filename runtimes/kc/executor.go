@@ -62,7 +62,20 @@ type Task Job
 func (t *Task) Run() {
 	j := (*Job)(t)
 	if j.claim() {
-		j.run()
+		j.run(nil)
+	}
+}
+
+// RunOn is Run for a goroutine that runs many tasks: it batches the
+// releases of their parents in w (see Worker), flushing w first if t is not
+// a child of the parent w holds releases for.
+func (t *Task) RunOn(w *Worker) {
+	j := (*Job)(t)
+	if w.owed != nil && (j.parent != w.owed || !j.attached()) {
+		w.Flush()
+	}
+	if j.claim() {
+		j.run(w)
 	}
 }
 

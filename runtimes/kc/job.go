@@ -41,40 +41,40 @@ const (
 // Size: 128 bytes on 64-bit platforms (spec 01 4.20 asks <= 128); everything
 // rarely needed lives in the lazily allocated jobExtra.
 type Job struct {
-	// First cache line: what running and finishing a child touches (the
-	// fast path), so that a worker finishing a job created on another core
-	// misses on one line of it, and on one line of the sibling it unlinks.
+	// First cache line: what running a job reads, and what its children
+	// read of it (down, cerr). Nothing here is written on the hot paths, so
+	// the line stays shared between the cores that run a parent's children.
 	rt     *Runtime   // immutable
 	parent *Job       // immutable; nil for a root
 	body   bodyRunner // immutable; nil for a nursery made by Open
+	flags  jobFlags   // immutable
 
-	// state holds the State in its low bits and the bit* flags above them
-	// (state.go). It is written only with atomic RMW operations, under mu
-	// except for the bitClaimed CAS; lock-free readers (IsCancelled, State,
-	// the Await fast path) rely on Go atomics being sequentially consistent:
-	// a reader that sees a terminal State also sees err and x as they were
-	// when the state was published.
-	state atomic.Uint32
-	flags jobFlags // immutable
+	// down is 1 once j's cancel walk has begun: from then on j's
+	// cancellation applies to its children, listed or not (see list). It is
+	// stored under mu before the walk snapshots the child list, and loaded
+	// without a lock by children (IsCancelled, the start and end of their
+	// bodies) and under mu by a child being listed.
+	down atomic.Uint32
 
-	prev, next *Job // siblings; under parent.mu
+	prev, next *Job         // siblings on parent's child list; under parent.mu
+	cerr       *cancelError // the cancellation error (wrapping the cause) once requested; under mu, immutable once terminal
 
-	// Second cache line: what the job touches as a parent.
-	mu sync.Mutex // protects the fields below, and the prev/next links of this job's children
+	// Second cache line: the state word, which attach and the children's
+	// releases change, and what is kept under mu.
+	//
+	// state holds the State, the bit* flags and the hold count (state.go).
+	// Lock-free readers (IsCancelled, State, the Await fast path) rely on
+	// Go atomics being sequentially consistent: a reader that sees a
+	// terminal State also sees err and x as they were when the state was
+	// published.
+	state atomic.Uint64
 
-	// children counts what keeps the job from becoming terminal besides its
-	// body: each attached non-detached child, each Lease, and each cancel
-	// walk in progress (which holds the job while its OnCancel hooks run).
-	children int32
-	shield   int32 // Shield nesting depth; bitShield mirrors shield > 0
-
-	head *Job // first child; under mu
-
-	waiters *waiter      // blocking waits on this job, newest first
-	hooks   *cancelNode  // OnCancel callbacks and cancellable waits to fire on cancel
-	err     error        // first failure recorded; immutable once terminal
-	cerr    *cancelError // the cancellation error (wrapping the cause) once requested; immutable once terminal
-	x       *jobExtra    // allocated on first need, under mu (or before publication)
+	mu      sync.Mutex  // protects the fields below and the prev/next links of this job's children
+	head    *Job        // first listed child
+	waiters *waiter     // blocking waits on this job, newest first
+	hooks   *cancelNode // OnCancel callbacks and cancellable waits to fire on cancel
+	err     error       // first failure recorded; immutable once terminal
+	x       *jobExtra   // allocated on first need, under mu (or before publication)
 }
 
 // jobExtra holds what few jobs need. Fields are under Job.mu unless noted.
@@ -84,11 +84,12 @@ type jobExtra struct {
 	deadline time.Time       // with flagDeadline: immutable
 	errs     []error         // failures after the first
 	done     chan struct{}   // Done, made on first call
+	shield   int32           // Shield nesting depth; bitShield mirrors shield > 0
 }
 
 // lockSlow locks j.mu and pins j to the locked finish path (see bitSlow),
 // returning the state as of the pin.
-func (j *Job) lockSlow() uint32 {
+func (j *Job) lockSlow() uint64 {
 	j.mu.Lock()
 	s := j.state.Load()
 	if s&bitSlow == 0 {
@@ -104,51 +105,119 @@ func (j *Job) extra() *jobExtra {
 	return j.x
 }
 
-// attach initializes c as a child of j and links it, or reports why j
-// refuses children: ErrCancelled if j is cancelled (outside a Shield) or
-// terminal, ErrClosed if it is Closing.
+// attached reports whether j counts as a child of its parent: it holds the
+// parent open and is cancelled with it. Roots and detached jobs do not.
+func (j *Job) attached() bool {
+	return j.parent != nil && (j.flags&flagDetached == 0 || j.rt.faults&faults.DetachedAttached != 0)
+}
+
+// parentDown reports whether j's parent's cancellation applies to j: j is
+// attached and the parent's cancel walk has begun. It is how a job that is
+// not on its parent's child list learns of the parent's cancellation.
+func (j *Job) parentDown() bool {
+	return j.attached() && j.parent.down.Load() != 0
+}
+
+// refusal reports why a job in state s refuses new children and holds:
+// ErrCancelled if it is cancelled (outside a Shield) or terminal or
+// finishing, ErrClosed if it is Closing; nil if it accepts them.
+func refusal(s uint64) error {
+	switch {
+	case stateOf(s).Terminal(), s&(bitCancel|bitShield) == bitCancel:
+		return ErrCancelled
+	case s&bitClosed != 0:
+		return ErrClosed
+	}
+	return nil
+}
+
+// attach initializes c as a child of j and counts it as a hold on j, or
+// reports why j refuses children (see refusal).
+//
+// An attached child is not put on j's child list: it holds j by the count
+// alone, and learns of j's cancellation by loading j.down (parentDown) at
+// its checkpoints and at the start and end of its body. Only a child that
+// must be reached by j's cancel walk (one that gets hooks, a Done channel or
+// children of its own, or a nursery) is listed, by list. With a tracer or
+// faults installed every child is listed at once, so trace events and the
+// fault tests see the whole tree. Attaching is then two atomic operations on
+// j (a load and a CAS of the state word) and no lock.
 func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
 	rt := j.rt
 	c.rt, c.parent, c.body, c.flags = rt, j, body, flags
 	if body == nil {
-		c.state.Store(bitClaimed) // a nursery has no body to run
+		c.state.Store(bitClaimed) // before publication: a nursery has no body to run
 	}
-	detached := flags&flagDetached != 0 && rt.faults&faults.DetachedAttached == 0
-
-	s := j.lockSlow()
-	switch {
-	case State(s & stateMask).Terminal(), s&(bitCancel|bitShield) == bitCancel:
-		j.mu.Unlock()
-		return ErrCancelled
-	case s&bitClosed != 0:
-		j.mu.Unlock()
-		return ErrClosed
-	}
-	if detached {
-		if err := rt.addTop(c); err != nil {
-			j.mu.Unlock()
+	if !c.attached() {
+		if err := refusal(j.state.Load()); err != nil {
 			return err
 		}
-	} else {
-		c.next = j.head
-		if j.head != nil {
-			j.head.prev = c
+		if j.IsCancelled() {
+			return ErrCancelled
 		}
-		j.head = c
-		j.children++
-		if flags&flagOpen != 0 {
-			j.state.Or(bitHasOpen)
+		if err := rt.addTop(c); err != nil {
+			return err
+		}
+		rt.stats.add(cCreated)
+		rt.trace(Event{Kind: EvJobCreate, Job: c, Parent: j})
+		return nil
+	}
+	j.list() // a job with children must be reachable by its parent's walk
+	var open uint64
+	if flags&flagOpen != 0 {
+		open = bitHasOpen
+	}
+	for s := j.state.Load(); ; s = j.state.Load() {
+		if err := refusal(s); err != nil {
+			return err
+		}
+		if j.state.CompareAndSwap(s, (s+oneHold)|open) {
+			break
 		}
 	}
 	rt.stats.add(cCreated)
-	if rt.tracer != nil {
-		rt.trace(Event{Kind: EvJobCreate, Job: c, Parent: j})
-		if !detached {
-			rt.trace(Event{Kind: EvJobChildAttach, Job: c, Parent: j})
+	if rt.tracer != nil || rt.faults != 0 || flags&flagOpen != 0 {
+		if rt.tracer != nil {
+			rt.trace(Event{Kind: EvJobCreate, Job: c, Parent: j})
+		}
+		c.list()
+		if flags&flagOpen != 0 && j.state.Load()&bitBodyDone != 0 {
+			c.Close() // j's body ended before c was listed: do its auto-close
 		}
 	}
-	j.mu.Unlock()
 	return nil
+}
+
+// list puts j on its parent's child list, once, so that the parent's cancel
+// walk reaches it; a job must be listed before it gets hooks (OnCancel, a
+// cancellable wait), a Done channel or children. If the parent's walk has
+// already begun (it snapshots the list under the parent's lock, after
+// storing down), list cancels j itself, with the parent's cause. A listed
+// job is unlinked when it ends (childDone). Roots and detached jobs have no
+// list to be on.
+func (j *Job) list() {
+	if j.state.Load()&bitListed != 0 || !j.attached() {
+		return
+	}
+	p := j.parent // not terminal: j holds it
+	p.mu.Lock()
+	if j.state.Or(bitListed)&bitListed != 0 {
+		p.mu.Unlock()
+		return
+	}
+	j.next = p.head
+	if p.head != nil {
+		p.head.prev = j
+	}
+	p.head = j
+	down, cause := p.down.Load() != 0, p.cerr
+	if j.rt.tracer != nil {
+		j.rt.trace(Event{Kind: EvJobChildAttach, Job: j, Parent: p})
+	}
+	p.mu.Unlock()
+	if down {
+		j.cancel(cause, byPropagation)
+	}
 }
 
 func (j *Job) unlinkChildLocked(c *Job) {
@@ -166,11 +235,12 @@ func (j *Job) unlinkChildLocked(c *Job) {
 // claim reports whether the caller won the right to run j's body.
 func (j *Job) claim() bool { return j.state.Or(bitClaimed)&bitClaimed == 0 }
 
-// run runs the claimed body and then the end-of-body transition. A job
-// cancelled before its body started skips the body.
-func (j *Job) run() {
-	if s := j.state.Load(); s&(bitCancel|bitShield) == bitCancel {
-		j.bodyReturned(nil)
+// run runs the claimed body and then the end-of-body transition, on behalf
+// of w (nil: release the parent at once; see Worker). A job cancelled
+// before its body started skips the body.
+func (j *Job) run(w *Worker) {
+	if s := j.state.Load(); s&(bitCancel|bitShield) == bitCancel || j.parentDown() {
+		j.bodyReturned(nil, w)
 		return
 	}
 	returned := false
@@ -182,28 +252,34 @@ func (j *Job) run() {
 		if r := recover(); r != nil {
 			err = &PanicError{Value: r, Stack: debug.Stack()}
 		}
-		j.bodyReturned(err)
+		j.bodyReturned(err, w)
 	}()
 	err := j.body.runBody(j)
 	returned = true
-	j.bodyReturned(err)
+	j.bodyReturned(err, w)
 }
 
-// bodyReturned is the end-of-body transition: record the outcome, refuse
-// new children, cancel the children if the body failed, close nurseries
-// the body left open, and finish if nothing else holds the job.
+// bodyReturned is the end-of-body transition: record the outcome, take
+// the parent's cancellation if j missed it, refuse new children, cancel the
+// children if the body failed, close nurseries the body left open, mark the
+// body done and finish if nothing holds the job.
 //
 // The common case, a body that returned nil in a job nobody else has
 // touched (no children, waiters, hooks, leases, cancellation, Done channel,
-// tracer or faults), finishes with one CAS and no lock: see bitSlow.
-func (j *Job) bodyReturned(err error) {
-	if err == nil && j.rt.tracer == nil && j.rt.faults == 0 {
-		const fresh = bitClaimed // Active, claimed, nothing else
-		if j.state.CompareAndSwap(fresh, fresh|bitBodyDone|bitClosed|bitWalked|uint32(Completed)) {
-			j.rt.stats.add(cCompleted)
-			j.released(Completed)
+// tracer or faults) and whose parent is not cancelled, finishes with one
+// CAS and no lock: see bitSlow.
+func (j *Job) bodyReturned(err error, w *Worker) {
+	rt := j.rt
+	if err == nil && rt.tracer == nil && rt.faults == 0 && !j.parentDown() {
+		const fresh = bitClaimed // Active, claimed, no holds, nothing else
+		if j.state.CompareAndSwap(fresh, fresh|bitBodyDone|bitClosed|bitWalked|uint64(Completed)) {
+			rt.stats.add(cCompleted)
+			j.released(Completed, w)
 			return
 		}
+	}
+	if j.parentDown() {
+		j.takeParentCancel()
 	}
 	j.mu.Lock()
 	walk := false
@@ -213,8 +289,8 @@ func (j *Job) bodyReturned(err error) {
 		}
 		_, walk = j.requestCancelLocked(err, byPropagation)
 	}
-	s := j.state.Or(bitBodyDone | bitClosed)
-	if State(s&stateMask) == Active {
+	s := j.state.Or(bitClosed)
+	if stateOf(s) == Active {
 		j.setStateLocked(Closing)
 	}
 	var open []*Job
@@ -225,11 +301,6 @@ func (j *Job) bodyReturned(err error) {
 			}
 		}
 	}
-	if !walk && open == nil {
-		j.maybeFinishLocked()
-		return
-	}
-	j.children++ // hold the job while we walk and close
 	j.mu.Unlock()
 	if walk {
 		j.cancelWalk()
@@ -237,13 +308,27 @@ func (j *Job) bodyReturned(err error) {
 	for _, c := range open {
 		c.Close()
 	}
-	j.mu.Lock()
-	j.releaseLocked()
+	// The body is not done until here, so nothing above can finish j.
+	s = j.state.Or(bitBodyDone)
+	if holds(s) == 0 || rt.faults&faults.NoWaitChildren != 0 {
+		j.finish(w)
+	}
+}
+
+// takeParentCancel cancels j with its parent's cause: j was not on the
+// parent's child list when the parent's walk ran, and learnt of it later.
+func (j *Job) takeParentCancel() {
+	p := j.parent
+	p.mu.Lock()
+	cause := p.cerr
+	p.mu.Unlock()
+	j.cancel(cause, byPropagation)
 }
 
 // recordFailureLocked records a failure: the first one is the job's Result
 // (first error wins), the rest are kept for Errors.
 func (j *Job) recordFailureLocked(err error) {
+	j.state.Or(bitSlow) // a failed job does not finish on the fast path
 	switch {
 	case j.err == nil:
 		j.err = err
@@ -260,120 +345,11 @@ func (j *Job) recordFailureLocked(err error) {
 func (j *Job) setStateLocked(st State) {
 	for {
 		old := j.state.Load()
-		if j.state.CompareAndSwap(old, old&^stateMask|uint32(st)) {
+		if j.state.CompareAndSwap(old, old&^stateMask|uint64(st)) {
 			break
 		}
 	}
 	if j.rt.tracer != nil {
 		j.rt.trace(Event{Kind: EvJobState, Job: j, State: st})
 	}
-}
-
-// releaseLocked drops one hold on j (a child, a lease, a walk) and finishes
-// j if that was the last one and its body is done. Called with j.mu held;
-// returns with it released.
-func (j *Job) releaseLocked() {
-	j.children--
-	j.maybeFinishLocked()
-}
-
-// maybeFinishLocked wakes WaitAll waiters when no children are left and
-// finishes the job if its body is done too. Called with j.mu held; returns
-// with it released.
-func (j *Job) maybeFinishLocked() {
-	s := j.state.Load()
-	if State(s & stateMask).Terminal() {
-		j.mu.Unlock() // only reachable with faults.NoWaitChildren
-		return
-	}
-	if j.children == 0 {
-		j.wakeWaitersLocked(waitChildren)
-	}
-	if s&bitBodyDone != 0 && (j.children == 0 || j.rt.faults&faults.NoWaitChildren != 0) {
-		j.finishLocked()
-		return
-	}
-	j.mu.Unlock()
-}
-
-// finishLocked moves j to its terminal state, wakes its waiters, drops its
-// hooks (no callback outlives its job) and releases its parent. It runs no
-// user code. Called with j.mu held; returns with it released.
-func (j *Job) finishLocked() {
-	rt := j.rt
-	s := j.state.Load()
-	st := Completed
-	switch {
-	case j.err != nil && s&bitTimedOut == 0:
-		st = Failed
-	case s&bitCancel != 0:
-		st = Cancelled
-	}
-	// Count before publishing the state: whoever sees the job terminal (a
-	// woken waiter, a lock-free State load) then sees it counted.
-	switch st {
-	case Completed:
-		rt.stats.add(cCompleted)
-		if rt.faults&faults.DoubleCount != 0 {
-			rt.stats.add(cCompleted)
-		}
-	case Failed:
-		rt.stats.add(cFailed)
-	case Cancelled:
-		rt.stats.add(cCancelled)
-	}
-	j.setStateLocked(st)
-	if s&bitWalked == 0 {
-		j.state.Or(bitWalked)
-		if j.x != nil && j.x.done != nil {
-			close(j.x.done)
-		}
-	}
-	for n := j.hooks; n != nil; n = n.next {
-		n.linked = false
-	}
-	j.hooks = nil
-	j.wakeWaitersLocked(waitTerminal)
-	if rt.tracer != nil {
-		rt.trace(Event{Kind: EvJobFinalize, Job: j, State: st})
-	}
-	j.mu.Unlock()
-	j.released(st)
-}
-
-// released tells whoever holds a terminal job that it ended in state st:
-// its parent, or the runtime for a root or detached job.
-func (j *Job) released(st State) {
-	rt := j.rt
-	switch p := j.parent; {
-	case p == nil || j.flags&flagDetached != 0 && rt.faults&faults.DetachedAttached == 0:
-		rt.topDone(j)
-	default:
-		p.childDone(j, st)
-	}
-}
-
-// childDone unlinks a terminal child and applies its failure: unless j is a
-// supervisor or c a scope (whose caller gets the error), j records the
-// failure and is cancelled, which cancels c's siblings.
-func (j *Job) childDone(c *Job, st State) {
-	f := j.rt.faults
-	j.mu.Lock()
-	j.unlinkChildLocked(c)
-	if j.State().Terminal() { // only with faults.NoWaitChildren
-		j.releaseLocked()
-		return
-	}
-	if st == Failed && c.flags&flagScope == 0 &&
-		(j.flags&flagSupervisor == 0 || f&faults.SupervisorPropagates != 0) {
-		j.recordFailureLocked(c.err)
-		if f&faults.NoCancelSiblings == 0 {
-			if _, walk := j.requestCancelLocked(c.err, byPropagation); walk {
-				j.mu.Unlock() // c's hold on j keeps it alive during the walk
-				j.cancelWalk()
-				j.mu.Lock()
-			}
-		}
-	}
-	j.releaseLocked()
 }

@@ -120,7 +120,7 @@ func SendTask[T any](j *Job, ch *Chan[*Deferred[T]], body func(j *Job) (T, error
 	if err := ch.Send(j, d); err != nil {
 		d.job.Cancel(err)
 		if d.job.claim() {
-			d.job.run() // not started: end it here rather than wait for a worker
+			d.job.run(nil) // not started: end it here rather than wait for a worker
 		}
 		d.job.wait(nil, waitTerminal, 0, true)
 		return err

@@ -58,7 +58,7 @@ func (j *Job) Open(opts ...JobOption) (*Job, error) {
 // as its children are; a job with a body still waits for its body.
 func (j *Job) Close() {
 	s := j.lockSlow()
-	if State(s & stateMask).Terminal() {
+	if stateOf(s).Terminal() {
 		j.mu.Unlock()
 		return
 	}
@@ -66,11 +66,16 @@ func (j *Job) Close() {
 	if j.body == nil {
 		bits |= bitBodyDone
 	}
-	j.state.Or(bits)
-	if State(s&stateMask) == Active {
+	s = j.state.Or(bits)
+	if stateOf(s) == Active {
 		j.setStateLocked(Closing)
 	}
-	j.maybeFinishLocked()
+	j.mu.Unlock()
+	// This Or ended a nursery's "body": if nothing holds it, it is ours to
+	// finish (see state.go).
+	if bits&bitBodyDone != 0 && s&bitBodyDone == 0 && holds(s) == 0 {
+		j.finish(nil)
+	}
 }
 
 // Scope runs body as a child scope of j on the calling goroutine and waits
@@ -114,7 +119,7 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 		}
 	}
 	s.claim()
-	s.run()
+	s.run(nil)
 	if !s.State().Terminal() {
 		s.wait(nil, waitTerminal, 0, true)
 	}

@@ -39,24 +39,52 @@ func (s State) String() string {
 // Terminal reports whether s is Completed, Failed or Cancelled.
 func (s State) Terminal() bool { return s >= Completed }
 
-// Bits of Job.state above the State. All are set with atomic RMW while
-// holding Job.mu, except two lock-free writers: the bitClaimed Or, and the
-// fast finish (Job.bodyReturned), a CAS from exactly "Active, claimed" to
-// Completed made by the body's goroutine without taking mu. So holders of mu
-// use RMW operations, never a plain Store; and any goroutine other than the
-// body's that takes mu to change or register something on the job first sets
-// bitSlow (lockSlow). The Or that sets bitSlow and the fast-finish CAS are
-// ordered: if the CAS came first, the Or's result shows the terminal state;
-// if the Or came first, the CAS fails and the body takes the locked path.
+// The state word (Job.state) holds the State in its low 3 bits, the flags
+// below above it, and in its high 32 bits the hold count: one per attached
+// non-detached child that is not yet terminal, per Lease, and per cancel
+// walk in progress (which holds the job while its OnCancel hooks run).
+//
+// Every write is an atomic read-modify-write (Or, And, Add, CAS), never a
+// plain Store after publication, because writers run on several goroutines
+// at once: attach and Lease add holds by CAS without a lock; releases
+// subtract them by Add; the claim and bitSlow are Ors; everything else is
+// changed under Job.mu.
+//
+// The job finishes exactly once, on the goroutine whose read-modify-write
+// made "bitBodyDone set and no holds" true: the body's end (or a nursery's
+// Close) when no holds are left, or the release of the last hold after the
+// body's end. Holds are never added once that is true (attach, Lease and the
+// walk check it in their CAS), so the condition cannot be made true twice.
+//
+// bitSlow pins the finish to the locked path: any goroutine other than the
+// body's that takes Job.mu to register something on the job (a waiter, a
+// hook, a Done channel, a failure, a cancellation) sets it first (lockSlow).
+// A finisher that sees it clear, and no cancellation, finishes with one CAS
+// and no lock; one that loses that CAS to an Or of bitSlow takes the lock.
 const (
-	stateMask   uint32 = 0x7
-	bitClaimed  uint32 = 1 << (iota + 2) // the body has been claimed to run (by Task.Run or inline)
+	stateMask   uint64 = 0x7
+	bitClaimed  uint64 = 1 << (iota + 2) // the body has been claimed to run (by Task.Run or inline)
 	bitCancel                            // cancellation requested (spec 02 CANCELLED)
 	bitShield                            // shield depth > 0 (spec 02 IGNORED)
-	bitWalked                            // the cancel walk ran or the job is terminal: Done is closed
+	bitWalked                            // the cancel walk began or the job is terminal: Done is closed
 	bitBodyDone                          // the body returned, or the nursery was closed
 	bitClosed                            // no new children: Closing or later
 	bitTimedOut                          // cancelled by its own timeout (and not replaced)
 	bitHasOpen                           // some child was made by Open and may need auto-closing
-	bitSlow                              // the job has had waiters, hooks, children, leases or a Done channel: it must finish under mu
+	bitSlow                              // waiters, hooks, a failure, a cancellation or a Done channel: finish under mu
+	bitListed                            // on its parent's child list (see Job.list)
+
+	holdShift        = 32
+	oneHold   uint64 = 1 << holdShift
 )
+
+// holds returns the hold count of state word s.
+func holds(s uint64) uint64 { return s >> holdShift }
+
+// finishing reports whether s is a state in which the job is being (or has
+// been) finished: its body is done and nothing holds it. No hold may be
+// added then.
+func finishing(s uint64) bool { return s&bitBodyDone != 0 && holds(s) == 0 }
+
+// stateOf returns the State in state word s.
+func stateOf(s uint64) State { return State(s & stateMask) }

@@ -85,8 +85,11 @@ func (j *Job) wakeWaitersLocked(kind uint8) {
 // worker tells the executor whether the caller runs one of its tasks.
 func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker bool) uint32 {
 	w := &waiter{kind: kind}
+	if canceller != nil {
+		canceller.list() // before the wait registers: see addHook
+	}
 	s := j.lockSlow()
-	if State(s&stateMask).Terminal() || kind == waitChildren && j.children == 0 {
+	if stateOf(s).Terminal() || kind == waitChildren && holds(s) == 0 {
 		j.mu.Unlock()
 		return wakeDone
 	}
@@ -97,10 +100,7 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 	rt := j.rt
 	if canceller != nil {
 		w.hook.w = w
-		canceller.lockSlow()
-		how := canceller.addHookLocked(&w.hook)
-		canceller.mu.Unlock()
-		if how == hookFireNow {
+		if how := canceller.addHook(&w.hook); how == hookFireNow {
 			w.p.wake(rt.ex, wakeCancel)
 		}
 	}
@@ -138,8 +138,8 @@ func (j *Job) join(w *Job) error {
 			return w.cancelErr()
 		}
 		if j.parent == w && j.flags&flagDetached == 0 && j.claim() {
-			j.run()
-			if State(j.state.Load() & stateMask).Terminal() {
+			j.run(nil)
+			if j.State().Terminal() {
 				return nil
 			}
 		}
@@ -153,7 +153,7 @@ func (j *Job) join(w *Job) error {
 // result is the job's Result; it reads only what is immutable once the
 // (sequentially consistent) state load has seen a terminal state.
 func (j *Job) result() error {
-	switch State(j.state.Load() & stateMask) {
+	switch stateOf(j.state.Load()) {
 	case Failed:
 		return j.err
 	case Cancelled:
@@ -166,7 +166,7 @@ func (j *Job) result() error {
 // cancellable through w, the waiting job (nil from a plain goroutine): if w
 // is cancelled first, Join returns w's cancellation error and j goes on.
 func (j *Job) Join(w *Job) error {
-	if !State(j.state.Load() & stateMask).Terminal() {
+	if !j.State().Terminal() {
 		if err := j.join(w); err != nil {
 			return err
 		}
@@ -174,8 +174,16 @@ func (j *Job) Join(w *Job) error {
 	return j.result()
 }
 
-// State returns j's current state. O(1), lock-free.
-func (j *Job) State() State { return State(j.state.Load() & stateMask) }
+// State returns j's current state. O(1), lock-free. A job whose parent's
+// cancellation has reached it only lazily (see Job.list) reports
+// Cancelling, as if the parent's walk had moved it there.
+func (j *Job) State() State {
+	st := stateOf(j.state.Load())
+	if st < Cancelling && j.parentDown() {
+		return Cancelling
+	}
+	return st
+}
 
 // Result returns j's outcome once terminal: nil when Completed, the first
 // failure when Failed, the cancellation error (matching ErrCancelled and
@@ -212,10 +220,7 @@ func (j *Job) Errors() []error {
 // at most that long, then ErrTimeout; < 0 waits forever. It does not close j.
 func (j *Job) WaitAll(timeout time.Duration) error {
 	if timeout == 0 {
-		j.mu.Lock()
-		n := j.children
-		j.mu.Unlock()
-		if n > 0 {
+		if holds(j.state.Load()) > 0 {
 			return ErrAgain
 		}
 		return nil
@@ -244,10 +249,7 @@ func (j *Job) Sleep(d time.Duration) error {
 	w := &waiter{}
 	w.p.init(true)
 	w.hook.w = w
-	j.lockSlow()
-	how := j.addHookLocked(&w.hook)
-	j.mu.Unlock()
-	if how != hookLinked {
+	if how := j.addHook(&w.hook); how != hookLinked {
 		return j.Check()
 	}
 	t := rt.afterFunc(d, func() { w.p.wake(rt.ex, wakeTimeout) })
@@ -274,17 +276,18 @@ func (j *Job) Yield() error {
 // wakes j's waiters; it never runs user code on the releasing goroutine.
 // Lease on a terminal job returns ErrClosed.
 func (j *Job) Lease() (release func(), err error) {
-	if s := j.lockSlow(); State(s & stateMask).Terminal() {
-		j.mu.Unlock()
-		return nil, ErrClosed
+	for s := j.state.Load(); ; s = j.state.Load() {
+		if stateOf(s).Terminal() || finishing(s) {
+			return nil, ErrClosed
+		}
+		if j.state.CompareAndSwap(s, s+oneHold) {
+			break
+		}
 	}
-	j.children++
-	j.mu.Unlock()
 	var once atomic.Bool
 	return func() {
 		if once.CompareAndSwap(false, true) {
-			j.mu.Lock()
-			j.releaseLocked()
+			j.release(1, nil)
 		}
 	}, nil
 }

@@ -36,6 +36,7 @@ const (
 // worker is the loop state of one worker goroutine. It is local to that
 // goroutine: no other goroutine ever sees it.
 type worker struct {
+	kw       kc.Worker // releases of the tasks' parents, batched (flushed before the worker stops running tasks)
 	state    workerState
 	spinning bool   // counted in schedState.spinning
 	ticks    uint32 // tasks found, for the injector fairness check
@@ -93,6 +94,7 @@ func (e *Executor) work() {
 	clean := false
 	defer func() {
 		if !clean { // a body called runtime.Goexit: give the slot back
+			w.kw.Flush()
 			w.state = wsExited
 			if !e.payDebt() {
 				e.sched.running.Add(-1)
@@ -109,16 +111,22 @@ func (e *Executor) work() {
 			return
 		}
 		w.state = wsRunning
-		t.Run()
+		t.RunOn(&w.kw)
 		w.state = wsSearching
 		// A task that parked came back without a slot (see Park); whichever
 		// worker ends a task first takes that debt over and leaves, without
 		// touching running. Else, if the monitor lowered the target, retire.
-		if (e.payDebt() || e.sched.running.Load() > e.limit() && e.retire()) && !e.idleWait(w) {
+		if (e.payDebt() || e.sched.running.Load() > e.limit() && e.retire()) && !e.leave(w) {
 			clean = true
 			return
 		}
 	}
+}
+
+// leave flushes the worker's batch and goes idle (see idleWait).
+func (e *Executor) leave(w *worker) bool {
+	w.kw.Flush()
+	return e.idleWait(w)
 }
 
 // payDebt takes over one unit of debt, preferably from the caller's P's
@@ -159,6 +167,9 @@ func (e *Executor) findWork(w *worker) *kc.Task {
 			e.stopSpinning(w)
 			return t
 		}
+		// Out of local work: drop the batched releases before spinning or
+		// sleeping, so no parent waits on a worker that is not running.
+		w.kw.Flush()
 		if e.sched.closed.Load() {
 			e.exit(w)
 			return nil

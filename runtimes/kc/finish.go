@@ -1,0 +1,181 @@
+package kc
+
+import "github.com/kcbench/kcbench/internal/faults"
+
+// release drops n holds on j (children that ended, a lease, a walk) on
+// behalf of w (see Worker; nil releases nothing further in batches). The
+// release that leaves no holds wakes j's WaitAll waiters and, if the body is
+// done, finishes j.
+func (j *Job) release(n uint64, w *Worker) {
+	s := j.state.Add(-n * oneHold)
+	if holds(s) != 0 {
+		return
+	}
+	if s&bitBodyDone != 0 {
+		j.finish(w)
+		return
+	}
+	if s&bitSlow != 0 { // a WaitAll waiter may be registered (it sets bitSlow first)
+		j.mu.Lock()
+		if j.state.Load()&bitBodyDone == 0 {
+			j.wakeWaitersLocked(waitChildren)
+		}
+		j.mu.Unlock()
+	}
+}
+
+// finish moves j to its terminal state. It is called once, by the goroutine
+// whose read-modify-write made finishing(state) true (see state.go). Without
+// bitSlow and cancellation, no one else has registered anything on j, so
+// one CAS publishes Completed; otherwise finishLocked does the work.
+func (j *Job) finish(w *Worker) {
+	rt := j.rt
+	if j.parentDown() && j.state.Load()&bitCancel == 0 {
+		j.takeParentCancel() // j (unlisted, held by a lease) missed the parent's walk
+	}
+	if rt.tracer == nil && rt.faults == 0 {
+		for s := j.state.Load(); s&(bitSlow|bitCancel) == 0; s = j.state.Load() {
+			if j.state.CompareAndSwap(s, s&^stateMask|bitWalked|uint64(Completed)) {
+				rt.stats.add(cCompleted)
+				j.released(Completed, w)
+				return
+			}
+		}
+	}
+	j.mu.Lock()
+	j.finishLocked(w)
+}
+
+// finishLocked moves j to its terminal state, wakes its waiters, drops its
+// hooks (no callback outlives its job) and releases its parent. It runs no
+// user code. Called with j.mu held; returns with it released.
+func (j *Job) finishLocked(w *Worker) {
+	rt := j.rt
+	s := j.state.Load()
+	if stateOf(s).Terminal() { // only with faults.NoWaitChildren
+		j.mu.Unlock()
+		return
+	}
+	st := Completed
+	switch {
+	case j.err != nil && s&bitTimedOut == 0:
+		st = Failed
+	case s&bitCancel != 0:
+		st = Cancelled
+	}
+	// Count before publishing the state: whoever sees the job terminal (a
+	// woken waiter, a lock-free State load) then sees it counted.
+	switch st {
+	case Completed:
+		rt.stats.add(cCompleted)
+		if rt.faults&faults.DoubleCount != 0 {
+			rt.stats.add(cCompleted)
+		}
+	case Failed:
+		rt.stats.add(cFailed)
+	case Cancelled:
+		rt.stats.add(cCancelled)
+	}
+	j.setStateLocked(st)
+	if s&bitWalked == 0 {
+		j.state.Or(bitWalked)
+		if j.x != nil && j.x.done != nil {
+			close(j.x.done)
+		}
+	}
+	for n := j.hooks; n != nil; n = n.next {
+		n.linked = false
+	}
+	j.hooks = nil
+	j.wakeWaitersLocked(waitTerminal)
+	if rt.tracer != nil {
+		rt.trace(Event{Kind: EvJobFinalize, Job: j, State: st})
+	}
+	j.mu.Unlock()
+	j.released(st, w)
+}
+
+// released tells whoever holds a terminal job that it ended in state st:
+// its parent, or the runtime for a root or detached job. A child that is
+// not listed and did not fail only drops its hold, in w's batch if w is
+// not nil.
+func (j *Job) released(st State, w *Worker) {
+	p := j.parent
+	switch {
+	case !j.attached():
+		j.rt.topDone(j)
+	case st == Failed || j.state.Load()&bitListed != 0 || j.rt.faults != 0:
+		p.childDone(j, st)
+		p.release(1, w)
+	case w != nil:
+		w.owe(p)
+	default:
+		p.release(1, nil)
+	}
+}
+
+// childDone unlinks a terminal listed child and applies its failure: unless
+// j is a supervisor or c a scope (whose caller gets the error), j records
+// the failure and is cancelled, which cancels c's siblings. c's hold keeps
+// j from finishing meanwhile; the caller drops it afterwards.
+func (j *Job) childDone(c *Job, st State) {
+	f := j.rt.faults
+	j.lockSlow()
+	if c.state.Load()&bitListed != 0 {
+		j.unlinkChildLocked(c)
+	}
+	walk := false
+	if st == Failed && c.flags&flagScope == 0 && !j.State().Terminal() &&
+		(j.flags&flagSupervisor == 0 || f&faults.SupervisorPropagates != 0) {
+		j.recordFailureLocked(c.err)
+		if f&faults.NoCancelSiblings == 0 {
+			_, walk = j.requestCancelLocked(c.err, byPropagation)
+		}
+	}
+	j.mu.Unlock()
+	if walk {
+		j.cancelWalk()
+	}
+}
+
+// Worker batches the releases of the jobs one goroutine runs: when several
+// children of one parent end in a row on it (a worker draining a batch of
+// stolen tasks), the parent's hold count is changed once, by Flush or by
+// the next task of another parent, instead of once per child, which keeps
+// the parent's state word from moving between cores on every child. The
+// zero Worker is ready to use. A Worker belongs to one goroutine at a time.
+//
+// The batch delays only the parent's own end (and WaitAll on it): every
+// child in it is already terminal. RunOn flushes before a task that is not
+// a child of the batched parent, because that task might wait for the
+// parent; a child of it cannot without waiting for itself. The executor must
+// call Flush before the goroutine stops running tasks (goes idle, parks,
+// exits, or is ended by runtime.Goexit).
+type Worker struct {
+	owed *Job   // the parent whose holds the batch drops; nil if none
+	n    uint64 // how many
+}
+
+// owe adds the release of one hold on p to the batch.
+func (w *Worker) owe(p *Job) {
+	if w.owed == p {
+		w.n++
+		return
+	}
+	w.Flush()
+	w.owed, w.n = p, 1
+}
+
+// Flush drops the batched holds. It may finish the parent, and through it
+// its ancestors (their releases may be batched again on w).
+func (w *Worker) Flush() {
+	p, n := w.owed, w.n
+	if p == nil {
+		return
+	}
+	w.owed, w.n = nil, 0
+	p.release(n, w)
+}
+
+// Pending reports whether w holds releases that Flush would drop.
+func (w *Worker) Pending() bool { return w.owed != nil }
