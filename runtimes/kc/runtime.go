@@ -15,7 +15,7 @@ type Runtime struct {
 	name   string     // immutable
 	tracer Tracer     // immutable; nil when tracing is off
 	faults faults.Set // immutable; zero outside this module's tests
-	// stats is allocated on its own: a 512-byte object starts on a 512-byte
+	// stats is allocated on its own: a 576-byte object starts on a 64-byte
 	// boundary, so each stripe is exactly one cache line, and the counters
 	// (written on every job) share no line with the read-only fields above,
 	// which every job reads.
