@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
 // worker is one owner goroutine's record. A goroutine keeps its worker for
@@ -21,6 +23,7 @@ type worker struct {
 	locked bool       // LockOSThread is in effect; then core != nil and slot >= 0
 	slot   int        // registry slot while locked, else -1
 	tick   uint32     // polls, for the fairness rule (worker.go)
+	kw     kc.Worker  // releases of its tasks' parents, batched; flushed before it waits for work or exits
 
 	// wake (capacity 1) is the sleep token: sent by the winner of the CAS
 	// Sleeping(id) -> Running(id) on the core this worker sleeps on

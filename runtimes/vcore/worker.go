@@ -47,15 +47,15 @@ func (e *Executor) workerMain(w *worker, c *core) {
 			continue // lost the core while looking: the top of the loop sorts it out
 		}
 		c.beat.Add(1)
-		e.runTask(t)
+		e.runTask(w, t)
 	}
 }
 
 // runTask runs one task; taskDone is deferred so that it also counts a
 // body that ended its goroutine with runtime.Goexit.
-func (e *Executor) runTask(t *kc.Task) {
+func (e *Executor) runTask(w *worker, t *kc.Task) {
 	defer e.taskDone()
-	t.Run()
+	t.RunOn(&w.kw)
 }
 
 // lock makes the calling goroutine c's owner thread; c.word must already
@@ -90,6 +90,7 @@ func (e *Executor) lost(w *worker) bool {
 // adopt) or through a body's runtime.Goexit, in which case the core it
 // still owns is passed on as in Park.
 func (e *Executor) exit(w *worker) {
+	w.kw.Flush()
 	c := w.core
 	if w.role != roleOwner || e.lost(w) {
 		w.role = roleDone
@@ -190,6 +191,9 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 			}
 			return t
 		}
+		// Out of work: drop the batched releases before spinning or
+		// sleeping, so no parent waits on a worker that is not running.
+		w.kw.Flush()
 		if e.stop.Load() {
 			break
 		}
