@@ -15,7 +15,10 @@ func (j *Job) release(n uint64, w *Worker) {
 		j.finish(w)
 		return
 	}
-	if s&bitSlow != 0 { // a WaitAll waiter may be registered (it sets bitSlow first)
+	// A WaitAll waiter sets bitWaitAll by an RMW on the same word before it
+	// checks the holds (wait): either it saw holds left, and this Add shows
+	// the bit, or it saw none and did not wait.
+	if s&bitWaitAll != 0 {
 		j.mu.Lock()
 		if j.state.Load()&bitBodyDone == 0 {
 			j.wakeWaitersLocked(waitChildren)

@@ -73,6 +73,7 @@ const (
 	bitHasOpen                           // some child was made by Open and may need auto-closing
 	bitSlow                              // waiters, hooks, a failure, a cancellation or a Done channel: finish under mu
 	bitListed                            // on its parent's child list (see Job.list)
+	bitWaitAll                           // a WaitAll waiter may be registered: the release of the last hold must wake it
 
 	holdShift        = 32
 	oneHold   uint64 = 1 << holdShift

@@ -78,6 +78,9 @@ func (j *Job) wakeWaitersLocked(kind uint8) {
 		}
 		w = next
 	}
+	if kind == waitChildren { // every WaitAll waiter is gone: releases need not lock
+		j.state.And(^bitWaitAll)
+	}
 }
 
 // wait blocks until j satisfies kind, until canceller (if not nil) is
@@ -89,6 +92,9 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 		canceller.list() // before the wait registers: see addHook
 	}
 	s := j.lockSlow()
+	if kind == waitChildren {
+		s = j.state.Or(bitWaitAll) // see release
+	}
 	if stateOf(s).Terminal() || kind == waitChildren && holds(s) == 0 {
 		j.mu.Unlock()
 		return wakeDone
