@@ -2,6 +2,7 @@ package kc
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -15,10 +16,9 @@ type Runtime struct {
 	name   string     // immutable
 	tracer Tracer     // immutable; nil when tracing is off
 	faults faults.Set // immutable; zero outside this module's tests
-	// stats is allocated on its own: a 576-byte object starts on a 64-byte
-	// boundary, so each stripe is exactly one cache line, and the counters
-	// (written on every job) share no line with the read-only fields above,
-	// which every job reads.
+	// stats are the counters, striped per P on lines of their own (see
+	// counters), so that they share no line with the read-only fields
+	// above, which every job reads.
 	stats *counters
 
 	mu      sync.Mutex
@@ -43,7 +43,7 @@ func New(ex Executor, opts ...Option) *Runtime {
 			c.name = n.Name()
 		}
 	}
-	return &Runtime{ex: ex, name: c.name, tracer: c.tracer, faults: c.faults, stats: new(counters),
+	return &Runtime{ex: ex, name: c.name, tracer: c.tracer, faults: c.faults, stats: newCounters(runtime.GOMAXPROCS(0)),
 		tops: make(map[*Job]struct{}), drained: make(chan struct{}), done: make(chan struct{})}
 }
 

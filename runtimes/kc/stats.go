@@ -2,7 +2,7 @@ package kc
 
 import (
 	"sync/atomic"
-	"unsafe" // for go:linkname and Sizeof
+	"unsafe" // for go:linkname, the stripes' alignment and plain increments
 )
 
 // Stats holds the spec 01 counters. Each counts its event exactly once:
@@ -35,24 +35,48 @@ const (
 	numCounters
 )
 
-const numStripes = 8 // power of two
-
-// stripe is one cache line of counters. Counters are striped by the P (the
-// Go scheduler's processor slot) the counting goroutine runs on, so a job
-// created on one core and finished on another does not drag a counter line
-// between them; with GOMAXPROCS <= numStripes no two Ps share a line.
-// Counters are diagnostics: they use atomic adds only for exactness (two Ps
-// may share a stripe, and snapshot reads concurrently), never for ordering.
+// stripe is one cache line of counters.
 type stripe struct {
 	c [numCounters]atomic.Uint64
 	_ [64 - numCounters*8]byte
 }
 
-// counters is the stripes, after one stripe that is never counted on: the
-// compiler's nil check of a *counters reads the object's first byte, and
-// were that a live stripe, every add on another P would pull its line over
-// (it cost JobCreate on stealing about a fifth of its time).
-type counters [1 + numStripes]stripe
+// counters holds one stripe per P (the Go scheduler's processor slot, as
+// many as GOMAXPROCS when the Runtime was made) plus a shared one for the
+// Ps beyond them (GOMAXPROCS raised later).
+//
+// Writers: a goroutine counts on the stripe of the P it runs on, pinned to
+// it (procPin), so no other goroutine can write that stripe until it
+// unpins: the stripe has one writer at a time, and a plain (non-atomic)
+// increment is exact. Readers (snapshot) load the words atomically while
+// writers may be incrementing; on the 64-bit platforms Go supports an
+// aligned word is written and read whole, and the memory model promises a
+// racy read of a word some value that was written to it, so a snapshot
+// sees each counter's old or new value. Counters are diagnostics: no
+// ordering rides on them. Under the race detector (which cannot see the
+// pin's exclusion) every increment is an atomic add instead (race.go).
+// The shared stripe always takes atomic adds.
+//
+// Each stripe is its own cache line (the backing array is aligned by
+// hand), so a job created on one core and finished on another does not
+// drag a counter line between them, and the slice header the writers read
+// shares no line with any stripe.
+type counters struct {
+	stripes []stripe // one per P, 64-byte aligned; the slice header is read-only
+	shared  *stripe  // Ps beyond len(stripes): atomic adds
+}
+
+func newCounters(procs int) *counters {
+	procs = max(procs, 1)
+	// One spare stripe's worth of room to slide to a 64-byte boundary.
+	words := make([]uint64, (procs+2)*8)
+	off := 0
+	for uintptr(unsafe.Pointer(&words[off]))%64 != 0 {
+		off++
+	}
+	s := unsafe.Slice((*stripe)(unsafe.Pointer(&words[off])), procs+1)
+	return &counters{stripes: s[:procs], shared: &s[procs]}
+}
 
 // procPin and procUnpin are the runtime's, kept linkname-accessible on
 // purpose (go.dev/issue/67401; sync.Pool uses them): pinned, the goroutine
@@ -66,22 +90,30 @@ func procUnpin()
 
 // add counts one event c on the stripe of the caller's P.
 func (cs *counters) add(c counter) {
-	cs[1+procPin()&(numStripes-1)].c[c].Add(1)
+	if pid := procPin(); pid < len(cs.stripes) {
+		if raceEnabled {
+			cs.stripes[pid].c[c].Add(1)
+		} else {
+			p := (*uint64)(unsafe.Pointer(&cs.stripes[pid].c[c]))
+			*p++ // pinned: the only writer of this stripe (see counters)
+		}
+	} else {
+		cs.shared.c[c].Add(1)
+	}
 	procUnpin()
 }
 
 func (cs *counters) snapshot() Stats {
 	var sum [numCounters]uint64
-	for i := 1; i < len(cs); i++ {
+	for i := -1; i < len(cs.stripes); i++ {
+		s := cs.shared
+		if i >= 0 {
+			s = &cs.stripes[i]
+		}
 		for c := range sum {
-			sum[c] += cs[i].c[c].Load()
+			sum[c] += s.c[c].Load()
 		}
 	}
 	return Stats{sum[cCreated], sum[cCancelReq], sum[cFailed], sum[cCompleted],
 		sum[cCancelled], sum[cWaitReg], sum[cWaitWoken]}
 }
-
-// The stripes must fill a size class exactly for the alignment argument in
-// Runtime.stats: 9 stripes of 64 bytes, the 576-byte class, whose objects
-// start at multiples of 576 (so of 64) from a page boundary.
-var _ [0]struct{} = [unsafe.Sizeof(counters{}) - 576]struct{}{}
