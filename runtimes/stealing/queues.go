@@ -3,7 +3,7 @@ package stealing
 import (
 	"sync"
 	"sync/atomic"
-	_ "unsafe" // for go:linkname
+	"unsafe" // for go:linkname and plain slot stores
 
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -42,8 +42,20 @@ const (
 // a successful head CAS orders the thief's slot loads before the owner can
 // reuse those slots).
 //
-// The zero ring is empty and ready to use. Cost: push 2 atomic stores, pop
-// one CAS, stealing half of n tasks n loads, n stores and one CAS.
+// Slot stores are the exception: the owner writes a slot only past tail,
+// where no taker reads, and publishes it with the (atomic) tail store that
+// follows, so outside the race detector it writes with a plain store
+// (setSlot), which unlike an atomic store does not wait for the slot's cache
+// line to come back from a thief that read it. The one read it can overlap
+// is a thief's read of a slot it is about to lose: the owner reuses slot i
+// only once head has passed i, so the thief's CAS on the old head fails and
+// it drops what it read. Go's memory model gives such a racy read of a word
+// some value written to it, never a torn one. Under the race detector, which
+// would report that read, setSlot is an atomic store.
+//
+// The zero ring is empty and ready to use. Cost: push one plain and one
+// atomic store, pop one CAS, stealing half of n tasks n loads, n plain
+// stores and one CAS.
 type ring struct {
 	head atomic.Uint32 // index of the oldest entry; advanced by CAS (owner pop, thieves)
 	tail atomic.Uint32 // one past the newest entry; stored only by the owner
@@ -72,9 +84,35 @@ func (r *ring) pushBack(t *kc.Task) bool {
 	if tl-h >= ringSize {
 		return false
 	}
-	r.slots[tl&ringMask].Store(t)
+	r.setSlot(tl, t)
 	r.tail.Store(tl + 1) // publishes the slot to thieves
 	return true
+}
+
+// pushMany appends as many of ts as fit and returns how many it appended,
+// publishing them with one tail store. Owner only.
+func (r *ring) pushMany(ts []*kc.Task) int {
+	tl := r.tail.Load()
+	n := min(len(ts), ringSize-int(tl-r.head.Load()))
+	if n <= 0 {
+		return 0
+	}
+	for i, t := range ts[:n] {
+		r.setSlot(tl+uint32(i), t)
+	}
+	r.tail.Store(tl + uint32(n))
+	return n
+}
+
+// setSlot writes slot i (an index at or past tail, not yet published).
+// Owner only; see the ring doc for why a plain store is enough.
+func (r *ring) setSlot(i uint32, t *kc.Task) {
+	s := &r.slots[i&ringMask]
+	if raceEnabled {
+		s.Store(t)
+		return
+	}
+	*(**kc.Task)(unsafe.Pointer(s)) = t
 }
 
 // pop takes the LIFO slot, else the oldest FIFO entry; nil if both are
@@ -153,7 +191,7 @@ func (r *ring) stealInto(v *ring) *kc.Task {
 		// Copy into our unpublished slots [tl, tl+n): our FIFO is empty and
 		// only its owner (us) writes past tail, so nobody reads them yet.
 		for i := range n {
-			r.slots[(tl+i)&ringMask].Store(v.slots[(h+i)&ringMask].Load())
+			r.setSlot(tl+i, v.slots[(h+i)&ringMask].Load())
 		}
 		if v.head.CompareAndSwap(h, h+n) { // commits the steal
 			n--
@@ -243,12 +281,10 @@ func (q *injector) pop(rings []ring, nworkers int) (*kc.Task, int) {
 	q.h++
 	took := 1
 	if pid := procPin(); pid < len(rings) {
-		r := &rings[pid]
-		for took < share && r.pushBack(q.q[q.h]) {
-			q.q[q.h] = nil
-			q.h++
-			took++
-		}
+		n := rings[pid].pushMany(q.q[q.h : q.h+share-1])
+		clear(q.q[q.h : q.h+n])
+		q.h += n
+		took += n
 	}
 	procUnpin()
 	if q.h == len(q.q) {

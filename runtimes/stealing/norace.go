@@ -1,0 +1,6 @@
+//go:build !race
+
+package stealing
+
+// raceEnabled reports whether the race detector is on (see race.go).
+const raceEnabled = false
