@@ -83,9 +83,10 @@ func (j *Job) setCauseLocked(cause error) {
 func (j *Job) cancel(cause error, how cancelKind) bool {
 	j.lockSlow()
 	moved, walk := j.requestCancelLocked(cause, how)
-	j.mu.Unlock()
 	if walk {
-		j.cancelWalk()
+		j.cancelWalkLocked()
+	} else {
+		j.mu.Unlock()
 	}
 	return moved
 }
@@ -98,6 +99,12 @@ func (j *Job) cancel(cause error, how cancelKind) bool {
 // finisher closes Done and drops the hooks.
 func (j *Job) cancelWalk() {
 	j.mu.Lock()
+	j.cancelWalkLocked()
+}
+
+// cancelWalkLocked is cancelWalk for a caller that holds j.mu; it returns
+// with j.mu released.
+func (j *Job) cancelWalkLocked() {
 	s := j.state.Load()
 	for {
 		if s&bitWalked != 0 || stateOf(s).Terminal() || finishing(s) {
@@ -159,10 +166,10 @@ func (j *Job) callHook(f func()) {
 func (j *Job) fail(err error) {
 	j.mu.Lock()
 	j.recordFailureLocked(err)
-	_, walk := j.requestCancelLocked(err, byPropagation)
-	j.mu.Unlock()
-	if walk {
-		j.cancelWalk()
+	if _, walk := j.requestCancelLocked(err, byPropagation); walk {
+		j.cancelWalkLocked()
+	} else {
+		j.mu.Unlock()
 	}
 }
 

@@ -135,9 +135,10 @@ func (j *Job) childDone(c *Job, st State) {
 			_, walk = j.requestCancelLocked(c.err, byPropagation)
 		}
 	}
-	j.mu.Unlock()
 	if walk {
-		j.cancelWalk()
+		j.cancelWalkLocked()
+	} else {
+		j.mu.Unlock()
 	}
 }
 

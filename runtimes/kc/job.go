@@ -301,6 +301,17 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 			}
 		}
 	}
+	if !walk && open == nil {
+		// Nothing to do unlocked: end the body here, and finish at once
+		// if nothing holds j.
+		s = j.state.Or(bitBodyDone)
+		if holds(s) == 0 || rt.faults&faults.NoWaitChildren != 0 {
+			j.finishLocked(w)
+		} else {
+			j.mu.Unlock()
+		}
+		return
+	}
 	j.mu.Unlock()
 	if walk {
 		j.cancelWalk()

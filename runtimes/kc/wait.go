@@ -261,12 +261,14 @@ func (j *Job) Sleep(d time.Duration) error {
 	t := rt.afterFunc(d, func() { w.p.wake(rt.ex, wakeTimeout) })
 	rt.ex.Park(&w.p)
 	rt.stopTimer(t)
+	if w.p.reason.Load() == wakeCancel {
+		// The walk unlinked the hook (under j.mu) before it woke us: only
+		// the cause is left to read.
+		return j.cancelErr()
+	}
 	j.mu.Lock()
 	j.removeHookLocked(&w.hook)
 	j.mu.Unlock()
-	if w.p.reason.Load() == wakeCancel {
-		return j.cancelErr()
-	}
 	return nil
 }
 
