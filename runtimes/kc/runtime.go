@@ -20,6 +20,7 @@ type Runtime struct {
 	// counters), so that they share no line with the read-only fields
 	// above, which every job reads.
 	stats *counters
+	slabs []jobSlab // one per P at New: Launch's job slabs (slab.go)
 
 	mu      sync.Mutex
 	closed  bool              // under mu: Run and detached launches are refused
@@ -43,7 +44,7 @@ func New(ex Executor, opts ...Option) *Runtime {
 			c.name = n.Name()
 		}
 	}
-	return &Runtime{ex: ex, name: c.name, tracer: c.tracer, faults: c.faults, stats: newCounters(runtime.GOMAXPROCS(0)),
+	return &Runtime{ex: ex, name: c.name, tracer: c.tracer, faults: c.faults, stats: newCounters(runtime.GOMAXPROCS(0)), slabs: make([]jobSlab, runtime.GOMAXPROCS(0)),
 		tops: make(map[*Job]struct{}), drained: make(chan struct{}), done: make(chan struct{})}
 }
 
