@@ -28,37 +28,64 @@
 // returns and there are no children left. No transition leaves a terminal
 // state; Closing and Cancelling never return to Active.
 //
-// Who moves a job, and under which lock. Every transition is made while
-// holding the job's own mutex (Job.mu), by one of:
+// Who moves a job. Every transition but one is made while holding the
+// job's own mutex (Job.mu), by one of:
 //   - the goroutine that ran the body, at the end of it (bodyReturned):
 //     Active -> Closing, or -> Cancelling if the body failed or returned a
 //     cancellation error, and -> terminal if no child or lease holds the job;
 //   - a canceller (Cancel, the parent's cancel walk, a WithTimeout timer,
 //     Runtime.Close, the Run context): Active or Closing -> Cancelling;
 //   - the goroutine that drops the last hold on a job whose body is done: the
-//     last child to finish (childDone), the last Lease release, the end of a
-//     cancel walk, or Close on a nursery: Closing or Cancelling -> terminal.
+//     last child to finish, the last Lease release, the end of a cancel walk,
+//     or Close on a nursery: Closing or Cancelling -> terminal.
+//
+// The exception is the common end of a job nobody else has touched (no
+// waiters, hooks, Done channel, failure or cancellation): it goes to
+// Completed with one CAS and no lock (see bitSlow in state.go).
 //
 // The terminal state is computed once (finishLocked): Failed if a failure was
 // recorded and the job was not cancelled by its own timeout first; else
 // Cancelled if cancellation was requested; else Completed. So failure
 // dominates cancellation in either order (spec 04 §4.4), except after a
 // timeout (spec 01 §4.16 invariant 5). Finishing wakes the job's waiters,
-// drops its OnCancel hooks unfired, and then, outside the job's lock, tells
-// the parent (childDone), which may finish the parent in turn: locks are only
-// ever nested parent-before-child (attach, the cancel walk's snapshot), never
-// child-before-parent, so the tree cannot deadlock on itself.
+// drops its OnCancel hooks unfired, and then, outside the job's lock,
+// releases the parent, which may finish the parent in turn. Locks are never
+// nested: a child's lock is taken only after its parent's is released
+// (listing, the cancel walk's snapshot, a child's end), so the tree cannot
+// deadlock on itself.
 //
-// The state word (Job.state) carries the State in its low bits and flags
-// above it (state.go): whether the body was claimed, cancellation requested
-// (spec 02 CANCELLED), a shield active (IGNORED), the cancel walk done (Done
-// closed), the body done, the job closed to new children, cancelled by its
-// own timeout. The word is only changed with atomic read-modify-write
-// operations under Job.mu (the claim CAS is the one lock-free writer), so
-// IsCancelled, State and the Await fast path read it with a single atomic
-// load. Go's atomics are sequentially consistent: a goroutine that loads a
-// terminal State also sees the job's error and value as they were when the
-// state was published, which is why Result and Await need no lock.
+// The state word (Job.state, 64 bits) carries the State in its low bits,
+// flags above it (state.go): whether the body was claimed, cancellation
+// requested (spec 02 CANCELLED), a shield active (IGNORED), the cancel walk
+// begun (Done closed), the body done, the job closed to new children,
+// cancelled by its own timeout, and in its high 32 bits the hold count:
+// the job's unfinished attached children, its leases and cancel walks in
+// progress. The word is only changed with atomic read-modify-write
+// operations, so IsCancelled, State and the Await fast path read it with a
+// single atomic load, and attaching a child is a CAS (which also checks
+// that the job still accepts children) and a child's end an Add. The job
+// finishes exactly once, on the goroutine whose operation made "body done
+// and no holds" true; holds are never added after that. Go's atomics are
+// sequentially consistent: a goroutine that loads a terminal State also sees
+// the job's error and value as they were when the state was published,
+// which is why Result and Await need no lock.
+//
+// A child is put on its parent's child list (listed) only when the parent's
+// cancel walk must reach it: when it gets an OnCancel hook or a
+// cancellable wait, a Done channel or children of its own, or is a nursery.
+// The others, typically short bodies that never block, are attached by the
+// count alone and learn of the parent's cancellation lazily, from the
+// parent's down flag, which the walk sets before it snapshots the list:
+// IsCancelled, Check, State, Err and Done consult it, a body that has not
+// started is skipped, and a body that returns afterwards ends Cancelled.
+// Listing takes the parent's lock and checks the flag there, so a child is
+// either in the walk's snapshot or sees the flag and cancels itself.
+//
+// An executor that runs many tasks on one goroutine may hand the core a
+// Worker (Task.RunOn): children of one parent that end in a row on it then
+// release the parent once per batch, not once per child, so the parent's
+// state word does not move between cores on every child (see Worker for the
+// rule that keeps a batch from delaying anyone who could wait for it).
 //
 // # The cancellation protocol
 //
@@ -70,15 +97,15 @@
 // the job to Cancelling. From then on IsCancelled and Check report it —
 // unless a Shield is active.
 //
-// The walk (cancelWalk) is O(children + hooks) and runs without the job's
-// lock held: under the lock it marks the walk done, closes Done, snapshots
-// the children and detaches the hook list (OnCancel callbacks and the
-// cancellable waits of the job: Sleep, and Join/Await with the job as
-// waiter); then, unlocked, it cancels each child with the same cause
-// (recursively, depth-first) and fires each hook. The walk holds the job
-// (like a lease) while OnCancel callbacks run, so no callback outlives its
-// job. A child launched after the request is refused (ErrCancelled), so the
-// snapshot misses nothing.
+// The walk (cancelWalk) is O(listed children + hooks) and runs without the
+// job's lock held: under the lock it marks the walk begun, sets down (which
+// reaches every unlisted child), closes Done, snapshots the listed children
+// and detaches the hook list (OnCancel callbacks and the cancellable waits
+// of the job: Sleep, and Join/Await with the job as waiter); then, unlocked,
+// it cancels each listed child with the same cause (recursively,
+// depth-first) and fires each hook. The walk holds the job (like a lease)
+// while OnCancel callbacks run, so no callback outlives its job. A child
+// launched after the request is refused (ErrCancelled), so nothing is missed.
 //
 // Inside Shield, a request sets the flag and cause but defers the walk: the
 // exit of the outermost Shield performs it. A job cancelled before its body
@@ -124,13 +151,17 @@
 // # Costs
 //
 // A Job is 128 bytes on 64-bit platforms (spec 01 §4.20 asks at most 128);
-// names, deadlines, extra errors and the Done channel live in a separately
-// allocated extra record that most jobs never need. Cancelling a tree
-// allocates one cancellation error, shared by every job the walk reaches.
-// Launch allocates the job and nothing else; Async allocates one Deferred
-// that embeds its job. Await of a finished deferred is one atomic load.
-// Counters are striped over cache lines by P (the counting goroutine's
-// processor slot). With no Tracer installed, each trace point costs a nil
-// check. A blocked channel operation allocates its wait node (one object);
-// one that does not block allocates nothing.
+// names, deadlines, extra errors, the shield depth and the Done channel live
+// in a separately allocated extra record that most jobs never need.
+// Cancelling a tree allocates one cancellation error, shared by every job
+// the walk reaches. Launch takes its job from a per-P slab of four (one
+// 512-byte allocation per four launches; slab.go); Async allocates one
+// Deferred that embeds its job. Attaching a child is a CAS on the parent's
+// state word, with no lock; ending it, one CAS on its own and an Add on the
+// parent's (or a share of one, batched by a Worker). Await of a finished
+// deferred is one atomic load. Counters are striped by P (the counting
+// goroutine's processor slot), one cache line each, and incremented
+// without atomics by the pinned P. With no Tracer installed, each trace
+// point costs a nil check. A blocked channel operation allocates its wait
+// node (one object); one that does not block allocates nothing.
 package kc

@@ -79,6 +79,48 @@ func (t *Task) RunOn(w *Worker) {
 	}
 }
 
+// Worker batches the releases of the jobs one goroutine runs: when several
+// children of one parent end in a row on it (a worker draining a batch of
+// stolen tasks), the parent's hold count is changed once, by Flush or by
+// the next task of another parent, instead of once per child, which keeps
+// the parent's state word from moving between cores on every child. The
+// zero Worker is ready to use. A Worker belongs to one goroutine at a time.
+//
+// The batch delays only the parent's own end (and WaitAll on it): every
+// child in it is already terminal. RunOn flushes before a task that is not
+// a child of the batched parent, because that task might wait for the
+// parent; a child of it cannot without waiting for itself. The executor must
+// call Flush before the goroutine stops running tasks (goes idle, parks,
+// exits, or is ended by runtime.Goexit).
+type Worker struct {
+	owed *Job   // the parent whose holds the batch drops; nil if none
+	n    uint64 // how many
+}
+
+// owe adds the release of one hold on p to the batch.
+func (w *Worker) owe(p *Job) {
+	if w.owed == p {
+		w.n++
+		return
+	}
+	w.Flush()
+	w.owed, w.n = p, 1
+}
+
+// Flush drops the batched holds. It may finish the parent, and through it
+// its ancestors (their releases may be batched again on w).
+func (w *Worker) Flush() {
+	p, n := w.owed, w.n
+	if p == nil {
+		return
+	}
+	w.owed, w.n = nil, 0
+	p.release(n, w)
+}
+
+// Pending reports whether w holds releases that Flush would drop.
+func (w *Worker) Pending() bool { return w.owed != nil }
+
 // Job returns the job this task runs.
 func (t *Task) Job() *Job { return (*Job)(t) }
 

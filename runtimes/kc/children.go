@@ -1,0 +1,140 @@
+package kc
+
+import "github.com/kcbench/kcbench/internal/faults"
+
+// attached reports whether j counts as a child of its parent: it holds the
+// parent open and is cancelled with it. Roots and detached jobs do not.
+func (j *Job) attached() bool {
+	return j.parent != nil && (j.flags&flagDetached == 0 || j.rt.faults&faults.DetachedAttached != 0)
+}
+
+// parentDown reports whether j's parent's cancellation applies to j: j is
+// attached and the parent's cancel walk has begun. It is how a job that is
+// not on its parent's child list learns of the parent's cancellation.
+func (j *Job) parentDown() bool {
+	return j.attached() && j.parent.down.Load() != 0
+}
+
+// refusal reports why a job in state s refuses new children and holds:
+// ErrCancelled if it is cancelled (outside a Shield) or terminal or
+// finishing, ErrClosed if it is Closing; nil if it accepts them.
+func refusal(s uint64) error {
+	switch {
+	case stateOf(s).Terminal(), s&(bitCancel|bitShield) == bitCancel:
+		return ErrCancelled
+	case s&bitClosed != 0:
+		return ErrClosed
+	}
+	return nil
+}
+
+// attach initializes c as a child of j and counts it as a hold on j, or
+// reports why j refuses children (see refusal).
+//
+// An attached child is not put on j's child list: it holds j by the count
+// alone, and learns of j's cancellation by loading j.down (parentDown) at
+// its checkpoints and at the start and end of its body. Only a child that
+// must be reached by j's cancel walk (one that gets hooks, a Done channel or
+// children of its own, or a nursery) is listed, by list. With a tracer or
+// faults installed every child is listed at once, so trace events and the
+// fault tests see the whole tree. Attaching is then two atomic operations on
+// j (a load and a CAS of the state word) and no lock.
+func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
+	rt := j.rt
+	c.rt, c.parent, c.body, c.flags = rt, j, body, flags
+	if body == nil {
+		c.state.Store(bitClaimed) // before publication: a nursery has no body to run
+	}
+	if !c.attached() {
+		if err := refusal(j.state.Load()); err != nil {
+			return err
+		}
+		if j.IsCancelled() {
+			return ErrCancelled
+		}
+		if err := rt.addTop(c); err != nil {
+			return err
+		}
+		rt.stats.add(cCreated)
+		rt.trace(Event{Kind: EvJobCreate, Job: c, Parent: j})
+		return nil
+	}
+	j.list() // a job with children must be reachable by its parent's walk
+	var open uint64
+	if flags&flagOpen != 0 {
+		open = bitHasOpen
+	}
+	for s := j.state.Load(); ; s = j.state.Load() {
+		if err := refusal(s); err != nil {
+			return err
+		}
+		if j.state.CompareAndSwap(s, (s+oneHold)|open) {
+			break
+		}
+	}
+	rt.stats.add(cCreated)
+	if rt.tracer != nil || rt.faults != 0 || flags&flagOpen != 0 {
+		if rt.tracer != nil {
+			rt.trace(Event{Kind: EvJobCreate, Job: c, Parent: j})
+		}
+		c.list()
+		if flags&flagOpen != 0 && j.state.Load()&bitBodyDone != 0 {
+			c.Close() // j's body ended before c was listed: do its auto-close
+		}
+	}
+	return nil
+}
+
+// list puts j on its parent's child list, once, so that the parent's cancel
+// walk reaches it; a job must be listed before it gets hooks (OnCancel, a
+// cancellable wait), a Done channel or children. If the parent's walk has
+// already begun (it snapshots the list under the parent's lock, after
+// storing down), list cancels j itself, with the parent's cause. A listed
+// job is unlinked when it ends (childDone). Roots and detached jobs have no
+// list to be on.
+func (j *Job) list() {
+	if j.state.Load()&bitListed != 0 || !j.attached() {
+		return
+	}
+	p := j.parent // not terminal: j holds it
+	p.mu.Lock()
+	if j.state.Or(bitListed)&bitListed != 0 {
+		p.mu.Unlock()
+		return
+	}
+	j.next = p.head
+	if p.head != nil {
+		p.head.prev = j
+	}
+	p.head = j
+	down, cause := p.down.Load() != 0, p.cerr
+	if j.rt.tracer != nil {
+		j.rt.trace(Event{Kind: EvJobChildAttach, Job: j, Parent: p})
+	}
+	p.mu.Unlock()
+	if down {
+		j.cancel(cause, byPropagation)
+	}
+}
+
+func (j *Job) unlinkChildLocked(c *Job) {
+	if c.prev != nil {
+		c.prev.next = c.next
+	} else {
+		j.head = c.next
+	}
+	if c.next != nil {
+		c.next.prev = c.prev
+	}
+	c.prev, c.next = nil, nil
+}
+
+// takeParentCancel cancels j with its parent's cause: j was not on the
+// parent's child list when the parent's walk ran, and learnt of it later.
+func (j *Job) takeParentCancel() {
+	p := j.parent
+	p.mu.Lock()
+	cause := p.cerr
+	p.mu.Unlock()
+	j.cancel(cause, byPropagation)
+}
