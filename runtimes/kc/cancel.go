@@ -232,8 +232,11 @@ func (j *Job) Cancel(cause error) bool { return j.cancel(cause, byCancel) }
 
 // IsCancelled reports whether cancellation of j was requested, by a Cancel
 // of j or of an ancestor (outside Shield). It is false inside Shield, and
-// for a terminal job that ended without cancellation. O(1), lock-free: a
-// load of j's state word and, unless j is terminal, of its parent's down.
+// for a terminal job that ended without cancellation. O(1) and lock-free:
+// a load of j's state word and, unless j is terminal, of its parent's down
+// flag; the first call that finds j cancelled only through down records
+// the cancellation on j (takeParentCancel, under the locks), so that j
+// cannot then end Completed.
 func (j *Job) IsCancelled() bool {
 	s := j.state.Load()
 	switch {
@@ -241,8 +244,12 @@ func (j *Job) IsCancelled() bool {
 		return false
 	case s&bitCancel != 0:
 		return true
+	case stateOf(s).Terminal() || !j.parentDown():
+		return false
 	}
-	return !stateOf(s).Terminal() && j.parentDown()
+	j.takeParentCancel()
+	s = j.state.Load()
+	return s&(bitCancel|bitShield) == bitCancel
 }
 
 // Check is a cancellation checkpoint: nil, or, if j is cancelled (outside

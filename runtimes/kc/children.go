@@ -78,7 +78,7 @@ func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
 			rt.trace(Event{Kind: EvJobCreate, Job: c, Parent: j})
 		}
 		c.list()
-		if flags&flagOpen != 0 && j.state.Load()&bitBodyDone != 0 {
+		if flags&flagOpen != 0 && j.state.Load()&bitEnded != 0 {
 			c.Close() // j's body ended before c was listed: do its auto-close
 		}
 	}
@@ -96,11 +96,20 @@ func (j *Job) list() {
 	if j.state.Load()&bitListed != 0 || !j.attached() {
 		return
 	}
-	p := j.parent // not terminal: j holds it
+	p := j.parent // not terminal while j is not
 	p.mu.Lock()
-	if j.state.Or(bitListed)&bitListed != 0 {
-		p.mu.Unlock()
-		return
+	// A terminal j has released p and will never unlink itself: it must
+	// not be linked (nor marked, or its release, racing with us, would
+	// unlink what was never linked). A j that becomes terminal after the
+	// CAS reads bitListed after it, and unlinks itself (childDone).
+	for s := j.state.Load(); ; s = j.state.Load() {
+		if s&bitListed != 0 || stateOf(s).Terminal() {
+			p.mu.Unlock()
+			return
+		}
+		if j.state.CompareAndSwap(s, s|bitListed) {
+			break
+		}
 	}
 	j.next = p.head
 	if p.head != nil {

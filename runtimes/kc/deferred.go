@@ -42,7 +42,7 @@ func (d *Deferred[T]) Await(w *Job) (T, error) {
 		return d.val, nil
 	}
 	var zero T
-	if !d.job.State().Terminal() {
+	if !d.job.terminal() {
 		if err := d.job.join(w); err != nil {
 			return zero, err
 		}

@@ -18,9 +18,13 @@ func (j *Job) release(n uint64, w *Worker) {
 	// A WaitAll waiter sets bitWaitAll by an RMW on the same word before it
 	// checks the holds (wait): either it saw holds left, and this Add shows
 	// the bit, or it saw none and did not wait.
+	// Under the lock, look again: a child attached since this Add makes
+	// the waiters registered now wait for it, and it wakes them when it
+	// ends. (Waking them here would end a WaitAll while a child it waits
+	// for runs.)
 	if s&bitWaitAll != 0 {
 		j.mu.Lock()
-		if j.state.Load()&bitBodyDone == 0 {
+		if s := j.state.Load(); holds(s) == 0 && s&bitBodyDone == 0 {
 			j.wakeWaitersLocked(waitChildren)
 		}
 		j.mu.Unlock()
@@ -128,7 +132,7 @@ func (j *Job) childDone(c *Job, st State) {
 		j.unlinkChildLocked(c)
 	}
 	walk := false
-	if st == Failed && c.flags&flagScope == 0 && !j.State().Terminal() &&
+	if st == Failed && c.flags&flagScope == 0 && !j.terminal() &&
 		(j.flags&flagSupervisor == 0 || f&faults.SupervisorPropagates != 0) {
 		j.recordFailureLocked(c.err)
 		if f&faults.NoCancelSiblings == 0 {

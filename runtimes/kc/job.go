@@ -162,7 +162,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 		}
 		_, walk = j.requestCancelLocked(err, byPropagation)
 	}
-	s := j.state.Or(bitClosed)
+	s := j.state.Or(bitClosed | bitEnded)
 	if stateOf(s) == Active {
 		j.setStateLocked(Closing)
 	}

@@ -91,7 +91,7 @@ func (rt *Runtime) Run(ctx context.Context, body Func) error {
 		}()
 	}
 	rt.ex.Spawn((*Task)(r))
-	if !r.State().Terminal() {
+	if !r.terminal() {
 		r.wait(nil, waitTerminal, 0, false)
 	}
 	return r.result()

@@ -120,7 +120,7 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 	}
 	s.claim()
 	s.run(nil)
-	if !s.State().Terminal() {
+	if !s.terminal() {
 		s.wait(nil, waitTerminal, 0, true)
 	}
 	if t != nil {

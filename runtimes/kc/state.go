@@ -74,6 +74,7 @@ const (
 	bitSlow                              // waiters, hooks, a failure, a cancellation or a Done channel: finish under mu
 	bitListed                            // on its parent's child list (see Job.list)
 	bitWaitAll                           // a WaitAll waiter may be registered: the release of the last hold must wake it
+	bitEnded                             // the body returned and its nurseries were collected for auto-closing (under mu)
 
 	holdShift        = 32
 	oneHold   uint64 = 1 << holdShift
@@ -86,6 +87,11 @@ func holds(s uint64) uint64 { return s >> holdShift }
 // been) finished: its body is done and nothing holds it. No hold may be
 // added then.
 func finishing(s uint64) bool { return s&bitBodyDone != 0 && holds(s) == 0 }
+
+// terminal reports whether j is in a terminal state (one atomic load; unlike
+// State, it never records a parent's cancellation, so it may be called with
+// locks held).
+func (j *Job) terminal() bool { return stateOf(j.state.Load()).Terminal() }
 
 // stateOf returns the State in state word s.
 func stateOf(s uint64) State { return State(s & stateMask) }

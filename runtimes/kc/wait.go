@@ -145,7 +145,7 @@ func (j *Job) join(w *Job) error {
 		}
 		if j.parent == w && j.flags&flagDetached == 0 && j.claim() {
 			j.run(nil)
-			if j.State().Terminal() {
+			if j.terminal() {
 				return nil
 			}
 		}
@@ -172,7 +172,7 @@ func (j *Job) result() error {
 // cancellable through w, the waiting job (nil from a plain goroutine): if w
 // is cancelled first, Join returns w's cancellation error and j goes on.
 func (j *Job) Join(w *Job) error {
-	if !j.State().Terminal() {
+	if !j.terminal() {
 		if err := j.join(w); err != nil {
 			return err
 		}
@@ -180,13 +180,16 @@ func (j *Job) Join(w *Job) error {
 	return j.result()
 }
 
-// State returns j's current state. O(1), lock-free. A job whose parent's
-// cancellation has reached it only lazily (see Job.list) reports
-// Cancelling, as if the parent's walk had moved it there.
+// State returns j's current state. O(1), lock-free, except once for a job
+// whose parent's cancellation has reached it only lazily (see Job.list):
+// that call moves it to Cancelling, as the parent's walk would have.
 func (j *Job) State() State {
 	st := stateOf(j.state.Load())
 	if st < Cancelling && j.parentDown() {
-		return Cancelling
+		// Record it, so that j cannot go on to end Completed: either this
+		// wins and j ends Cancelled, or j ended first and we report that.
+		j.takeParentCancel()
+		st = stateOf(j.state.Load())
 	}
 	return st
 }
@@ -199,7 +202,7 @@ func (j *Job) Result() error { return j.result() }
 // TryResult is spec 04 try_get_result: (Result, true) once j is terminal,
 // (nil, false) before.
 func (j *Job) TryResult() (err error, done bool) {
-	if !j.State().Terminal() {
+	if !j.terminal() {
 		return nil, false
 	}
 	return j.result(), true
