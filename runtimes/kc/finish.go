@@ -94,12 +94,20 @@ func (j *Job) finishLocked(w *Worker) {
 		n.linked = false
 	}
 	j.hooks = nil
-	j.wakeWaitersLocked(waitTerminal)
+	var buf [4]*waiter
+	woken := j.takeWaitersLocked(waitTerminal, buf[:0])
 	if rt.tracer != nil {
 		rt.trace(Event{Kind: EvJobFinalize, Job: j, State: st})
 	}
 	j.mu.Unlock()
+	// Release the parent before waking the waiters: a wait that blocked on
+	// j's end (Join, Await, AwaitAll) then returns with j's hold on its
+	// parent gone, so WaitAll(0) on the parent right after it counts no j.
+	// (A wait that finds j terminal at once may run before this release.)
 	j.released(st, w)
+	for _, wt := range woken {
+		wt.p.wake(rt.ex, wakeDone)
+	}
 }
 
 // released tells whoever holds a terminal job that it ended in state st:

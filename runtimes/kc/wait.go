@@ -64,6 +64,18 @@ func (j *Job) removeWaiterLocked(w *waiter) {
 // Unpark never blocks, so it is called with j.mu held; that keeps the wake
 // events of a job before its finalize event.
 func (j *Job) wakeWaitersLocked(kind uint8) {
+	var buf [4]*waiter
+	for _, w := range j.takeWaitersLocked(kind, buf[:0]) {
+		w.p.wake(j.rt.ex, wakeDone)
+	}
+}
+
+// takeWaitersLocked unlinks the waiters of the given kind (see
+// wakeWaitersLocked), counting and tracing their wakes, and appends them to
+// buf for the caller to wake (Parker.wake; a waiter already woken by its
+// cancellation or timer loses that CAS, and did not count itself: it was
+// no longer linked).
+func (j *Job) takeWaitersLocked(kind uint8, buf []*waiter) []*waiter {
 	var skip *waiter
 	if kind == waitTerminal && j.rt.faults&faults.LostJoinWakeup != 0 {
 		for w := j.waiters; w != nil; w = w.next {
@@ -74,13 +86,14 @@ func (j *Job) wakeWaitersLocked(kind uint8) {
 		next := w.next
 		if (kind == waitTerminal || w.kind == kind) && w != skip {
 			j.removeWaiterLocked(w)
-			w.p.wake(j.rt.ex, wakeDone)
+			buf = append(buf, w)
 		}
 		w = next
 	}
 	if kind == waitChildren { // every WaitAll waiter is gone: releases need not lock
 		j.state.And(^bitWaitAll)
 	}
+	return buf
 }
 
 // wait blocks until j satisfies kind, until canceller (if not nil) is
