@@ -108,14 +108,14 @@ func (w *Worker) owe(p *Job) {
 }
 
 // Flush drops the batched holds. It may finish the parent, and through it
-// its ancestors (their releases may be batched again on w).
+// its ancestors; should one of their releases be batched on w again, Flush
+// drops that too, so w holds nothing when it returns.
 func (w *Worker) Flush() {
-	p, n := w.owed, w.n
-	if p == nil {
-		return
+	for w.owed != nil {
+		p, n := w.owed, w.n
+		w.owed, w.n = nil, 0
+		p.release(n, w)
 	}
-	w.owed, w.n = nil, 0
-	p.release(n, w)
 }
 
 // Pending reports whether w holds releases that Flush would drop.
