@@ -145,8 +145,8 @@ func TestLazyShieldInUnlistedChild(t *testing.T) {
 // Shield, an unlisted child that polls IsCancelled must not see the cancel;
 // once the parent's shield ends, it must.
 func TestLazyParentShieldDefersChildren(t *testing.T) {
+	testutil.NoLeak(t)
 	rt := kc.New(goroutine.New())
-	defer rt.Close()
 	cause := errors.New("parent cancelled")
 	var early atomic.Bool
 	var c *kc.Job
@@ -185,6 +185,8 @@ func TestLazyParentShieldDefersChildren(t *testing.T) {
 		t.Error("an unlisted child saw its parent's cancellation while the parent was inside Shield")
 	}
 	wantCancelledBy(t, "child", c, cause)
+	rt.Close()
+	checkTotals(t, rt, true)
 }
 
 // TestLazyLeaseOnUnlistedChild guards leases on unlisted jobs: a child
