@@ -173,3 +173,45 @@ func TestOpenRacesBodyEnd(t *testing.T) {
 	testutil.Watchdog(t, 10*time.Second, func() { rt.Close() })
 	checkTotals(t, rt, true)
 }
+
+// TestDoneOnFinishedChildRetainsNothing guards the listing of a child on
+// its parent's child list against terminal children: a listed child is
+// unlinked when it ends, so a child that asks for Done only after it ended
+// must not be linked at all, or the parent's list keeps every such child
+// (and walks it on cancel) for as long as the parent lives. Children that
+// ended are joined, asked for Done (or not: the control), and dropped; while
+// the parent still runs, at least nine in ten of them must be collected.
+func TestDoneOnFinishedChildRetainsNothing(t *testing.T) {
+	testutil.NoLeak(t)
+	const n = 2000
+	for _, callDone := range []bool{false, true} {
+		rt := kc.New(goroutine.New())
+		var collected atomic.Int64
+		testutil.Watchdog(t, 30*time.Second, func() {
+			rt.Run(context.Background(), func(root *kc.Job) error {
+				for range n {
+					c, err := root.Launch(func(*kc.Job) error { return nil })
+					if err != nil {
+						return err
+					}
+					c.Join(nil)
+					if callDone && !isClosed(c.Done()) {
+						t.Error("Done of a terminal child is not closed")
+					}
+					runtime.AddCleanup(c, func(*atomic.Int64) { collected.Add(1) }, &collected)
+				}
+				for budget := time.Now().Add(5 * time.Second); collected.Load() < n*9/10 && time.Now().Before(budget); {
+					runtime.GC()
+					time.Sleep(time.Millisecond)
+				}
+				if got := collected.Load(); got < n*9/10 {
+					t.Errorf("Done called on each after it ended: %v; %d of %d finished, dropped children collected while their parent runs; want at least %d",
+						callDone, got, n, n*9/10)
+				}
+				return nil
+			})
+		})
+		rt.Close()
+		checkTotals(t, rt, true)
+	}
+}
