@@ -46,7 +46,9 @@ func (e *runOnExecutor) loop(persistent bool) {
 	w := new(kc.Worker)
 	clean := false
 	defer func() {
-		w.Flush() // before the goroutine stops running tasks, Goexit included
+		for w.Pending() {
+			w.Flush() // before the goroutine stops running tasks, Goexit included
+		}
 		if !clean {
 			e.goexits.Add(1)
 			e.startLoop(persistent) // a body ended this goroutine: replace it
@@ -79,10 +81,7 @@ func (e *runOnExecutor) next(w *kc.Worker, persistent bool) *kc.Task {
 		}
 		if w.Pending() {
 			e.mu.Unlock()
-			w.Flush()
-			if w.Pending() {
-				panic("Pending after Flush")
-			}
+			w.Flush() // may batch the release of an ancestor it finished: loop
 			e.mu.Lock()
 			continue
 		}
