@@ -14,9 +14,10 @@ import (
 
 // waitAllScenario checks WaitAll against the hold count: 0 polls (ErrAgain
 // while children or leases hold the job, nil after), > 0 times out while
-// they do, < 0 wakes when the last one goes, also when it goes at the very
-// moment the waiter registers, and for a nursery whose unlisted children
-// are cancelled lazily. WaitAll never closes the job.
+// they do, < 0 wakes when the last one goes (and not before: never while a
+// child it waits for runs), also when it goes at the very moment the
+// waiter registers, and for a nursery whose unlisted children are
+// cancelled lazily. WaitAll never closes the job.
 func waitAllScenario(t *testing.T, rt *kc.Runtime) {
 	testutil.Watchdog(t, 30*time.Second, func() {
 		err := rt.Run(context.Background(), func(root *kc.Job) error {
@@ -50,13 +51,23 @@ func waitAllScenario(t *testing.T, rt *kc.Runtime) {
 				t.Errorf("WaitAll(-1) while the lease is released = %v", err)
 			}
 
-			// The last child ends while WaitAll registers.
+			// The last child ends while WaitAll registers; a release that
+			// saw no holds left must not wake a waiter of a later round,
+			// whose children still run.
 			for i := range 500 {
+				var kids []*kc.Job
 				for range i % 3 {
-					root.Launch(func(*kc.Job) error { return nil })
+					c, _ := root.Launch(func(*kc.Job) error { return nil })
+					kids = append(kids, c)
 				}
 				if err := root.WaitAll(-1); err != nil {
 					t.Errorf("round %d: WaitAll(-1) = %v", i, err)
+				}
+				for k, c := range kids {
+					if st := c.State(); !st.Terminal() {
+						t.Errorf("round %d: WaitAll(-1) returned while child %d is %v", i, k, st)
+						return nil
+					}
 				}
 				if err := root.WaitAll(0); err != nil {
 					t.Errorf("round %d: WaitAll(0) right after WaitAll(-1) = %v; want nil", i, err)
