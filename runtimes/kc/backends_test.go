@@ -109,13 +109,7 @@ func batchScenario(t *testing.T, rt *kc.Runtime) {
 					return nil
 				})
 			}
-			if err := n.AwaitAll(root); err != nil {
-				return err
-			}
-			if err := root.WaitAll(0); err != nil {
-				t.Errorf("WaitAll(0) once the only nursery ended = %v; want nil", err)
-			}
-			return nil
+			return n.AwaitAll(root)
 		})
 		if err != nil {
 			t.Errorf("Run = %v", err)
