@@ -87,6 +87,9 @@ func TestLazyCancelDeepChain(t *testing.T) {
 			}
 			<-leafUp
 			for i, j := range chain[:depth-1] {
+				for j.State() == kc.Active {
+					runtime.Gosched() // its body launched the next level and is returning
+				}
 				if st := j.State(); st != kc.Closing {
 					t.Errorf("level %d before the cancel: %v; want Closing (body done, child running)", i, st)
 				}
