@@ -151,8 +151,8 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 			return
 		}
 	}
-	if j.parentDown() {
-		j.takeParentCancel()
+	if j.state.Load()&bitCancel == 0 && j.parentDown() {
+		j.takeParentCancel() // the parent's walk did not reach j (unlisted)
 	}
 	j.mu.Lock()
 	walk := false
