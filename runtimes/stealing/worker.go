@@ -16,7 +16,7 @@ const (
 	// spinning; a worker woken by wake starts here. Next: wsRunning (found
 	// work), wsIdle (gave up), wsExited (Close).
 	wsSpinning
-	// wsRunning: inside Task.Run. Counted in running, except from the
+	// wsRunning: inside Task.RunOn. Counted in running, except from the
 	// moment its task blocks in Park (which releases the slot; the task
 	// comes back as debt). Next: wsSearching, or wsIdle when it pays a debt
 	// or retires because running is over the target.
