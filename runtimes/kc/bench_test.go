@@ -2,98 +2,18 @@ package kc_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
-// queueExecutor runs tasks on one goroutine from a FIFO, to measure the
-// core's own cost per job without a real scheduler in the way.
-type queueExecutor struct {
-	mu   sync.Mutex
-	cond sync.Cond
-	q    []*kc.Task
-	quit bool
-	wg   sync.WaitGroup
-}
-
-func newQueueExecutor() *queueExecutor {
-	e := &queueExecutor{}
-	e.cond.L = &e.mu
-	e.wg.Add(1)
-	go e.loop()
-	return e
-}
-
-func (e *queueExecutor) loop() {
-	defer e.wg.Done()
-	for {
-		e.mu.Lock()
-		for len(e.q) == 0 && !e.quit {
-			e.cond.Wait()
-		}
-		if len(e.q) == 0 {
-			e.mu.Unlock()
-			return
-		}
-		t := e.q[0]
-		e.q = e.q[1:]
-		e.mu.Unlock()
-		t.Run()
-	}
-}
-
-func (e *queueExecutor) Spawn(t *kc.Task) {
-	e.mu.Lock()
-	e.q = append(e.q, t)
-	e.mu.Unlock()
-	e.cond.Signal()
-}
-
-// Park compensates a blocked worker with a second loop that lasts until the
-// queue is empty, so a body waiting for its children cannot starve them.
-func (e *queueExecutor) Park(p *kc.Parker) {
-	if p.Worker() {
-		e.wg.Add(1)
-		go e.drain()
-	}
-	p.Wait()
-}
-
-func (e *queueExecutor) drain() {
-	defer e.wg.Done()
-	for {
-		e.mu.Lock()
-		if len(e.q) == 0 {
-			e.mu.Unlock()
-			return
-		}
-		t := e.q[0]
-		e.q = e.q[1:]
-		e.mu.Unlock()
-		t.Run()
-	}
-}
-
-func (e *queueExecutor) Unpark(p *kc.Parker) { p.Signal() }
-func (e *queueExecutor) AfterFunc(d time.Duration, f func()) kc.Timer {
-	return time.AfterFunc(d, f)
-}
-func (e *queueExecutor) Close() error {
-	e.mu.Lock()
-	e.quit = true
-	e.mu.Unlock()
-	e.cond.Broadcast()
-	e.wg.Wait()
-	return nil
-}
-
 // BenchmarkCoreLaunch measures Launch + run + finish of an empty child on a
-// one-goroutine FIFO executor: the core's share of JobCreate.
+// one-goroutine FIFO executor that runs tasks with RunOn (runOnExecutor,
+// worker_test.go), as the stealing and vcore workers do: the core's share
+// of JobCreate.
 func BenchmarkCoreLaunch(b *testing.B) {
-	rt := kc.New(newQueueExecutor())
+	rt := kc.New(newRunOnExecutor(nil))
 	defer rt.Close()
 	b.ReportAllocs()
 	empty := func(*kc.Job) error { return nil }
@@ -111,7 +31,7 @@ func BenchmarkCoreLaunch(b *testing.B) {
 
 // BenchmarkCoreAwaitCached measures Await of a finished deferred.
 func BenchmarkCoreAwaitCached(b *testing.B) {
-	rt := kc.New(newQueueExecutor())
+	rt := kc.New(newRunOnExecutor(nil))
 	defer rt.Close()
 	b.ReportAllocs()
 	_ = rt.Run(context.Background(), func(j *kc.Job) error {
@@ -134,7 +54,7 @@ func BenchmarkCoreAwaitCached(b *testing.B) {
 // BenchmarkCoreAwaitInline measures Async + Await when the await runs the
 // unstarted child inline.
 func BenchmarkCoreAwaitInline(b *testing.B) {
-	rt := kc.New(newQueueExecutor())
+	rt := kc.New(newRunOnExecutor(nil))
 	defer rt.Close()
 	b.ReportAllocs()
 	_ = rt.Run(context.Background(), func(j *kc.Job) error {
