@@ -47,8 +47,9 @@ func (s State) Terminal() bool { return s >= Completed }
 // Every write is an atomic read-modify-write (Or, And, Add, CAS), never a
 // plain Store after publication, because writers run on several goroutines
 // at once: attach and Lease add holds by CAS without a lock; releases
-// subtract them by Add; the claim and bitSlow are Ors; everything else is
-// changed under Job.mu.
+// subtract them by Add; the claim and bitSlow are Ors; bitListed is set by
+// a CAS under the parent's mutex (Job.list); everything else is changed
+// under Job.mu.
 //
 // The job finishes exactly once, on the goroutine whose read-modify-write
 // made "bitBodyDone set and no holds" true: the body's end (or a nursery's
