@@ -143,8 +143,8 @@ func (j *Job) run(w *Worker) {
 // CAS and no lock: see bitSlow.
 func (j *Job) bodyReturned(err error, w *Worker) {
 	rt := j.rt
-	if err == nil && rt.tracer == nil && rt.faults == 0 && !j.parentDown() {
-		const fresh = bitClaimed // Active, claimed, no holds, nothing else
+	const fresh = bitClaimed // Active, claimed, no holds, nothing else
+	if err == nil && rt.tracer == nil && rt.faults == 0 && j.state.Load() == fresh && !j.parentDown() {
 		if j.state.CompareAndSwap(fresh, fresh|bitBodyDone|bitClosed|bitWalked|uint64(Completed)) {
 			rt.stats.add(cCompleted)
 			j.released(Completed, w)
@@ -162,6 +162,22 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 		}
 		_, walk = j.requestCancelLocked(err, byPropagation)
 	}
+	if !walk && j.state.Load()&bitHasOpen == 0 && rt.tracer == nil {
+		// Nothing to do unlocked: end the body here with one Or, and
+		// finish at once (Active or Cancelling straight to terminal) if
+		// nothing holds j; else it is Closing until the last hold goes
+		// (which may already have finished it: see setStateLocked).
+		s := j.state.Or(bitClosed | bitEnded | bitBodyDone)
+		switch {
+		case holds(s) == 0 || rt.faults&faults.NoWaitChildren != 0:
+			j.finishLocked(w)
+			return
+		case stateOf(s) == Active:
+			j.setStateLocked(Closing)
+		}
+		j.mu.Unlock()
+		return
+	}
 	s := j.state.Or(bitClosed | bitEnded)
 	if stateOf(s) == Active {
 		j.setStateLocked(Closing)
@@ -175,8 +191,6 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 		}
 	}
 	if !walk && open == nil {
-		// Nothing to do unlocked: end the body here, and finish at once
-		// if nothing holds j.
 		s = j.state.Or(bitBodyDone)
 		if holds(s) == 0 || rt.faults&faults.NoWaitChildren != 0 {
 			j.finishLocked(w)
@@ -216,9 +230,16 @@ func (j *Job) recordFailureLocked(err error) {
 	}
 }
 
+// setStateLocked moves j to st, unless j is already terminal: no
+// transition leaves a terminal state, and a job whose body just ended may
+// be finished by its last child's release (lock-free) before the body's
+// goroutine writes Closing (bodyReturned).
 func (j *Job) setStateLocked(st State) {
 	for {
 		old := j.state.Load()
+		if stateOf(old).Terminal() {
+			return
+		}
 		if j.state.CompareAndSwap(old, old&^stateMask|uint64(st)) {
 			break
 		}
