@@ -12,7 +12,8 @@ func (j *Job) attached() bool {
 // attached and the parent's cancel walk has begun. It is how a job that is
 // not on its parent's child list learns of the parent's cancellation.
 func (j *Job) parentDown() bool {
-	return j.attached() && j.parent.down.Load() != 0
+	p := j.parent // the down load first: it is almost always 0
+	return p != nil && p.down.Load() != 0 && j.attached()
 }
 
 // refusal reports why a job in state s refuses new children and holds:
