@@ -124,6 +124,12 @@ func (w *Worker) Pending() bool { return w.owed != nil }
 // Job returns the job this task runs.
 func (t *Task) Job() *Job { return (*Job)(t) }
 
+// Finished reports whether the task's job is terminal (so Run would return
+// at once: a stale queue entry). One atomic load: unlike Job().State(),
+// which may take locks to record a parent's cancellation, it never blocks,
+// so an executor may call it in a pinned section or under a spinlock.
+func (t *Task) Finished() bool { return (*Job)(t).terminal() }
+
 // Parker is a one-shot wake-up for one blocked goroutine: it is parked once
 // and unparked once. The core allocates one per blocking wait; an Executor
 // implements Park and Unpark with Wait and Signal, around which it may do its

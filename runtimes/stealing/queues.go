@@ -212,7 +212,7 @@ func (r *ring) empty() bool {
 		return false
 	}
 	t := r.next.Load()
-	return t == nil || t.Job().State().Terminal()
+	return t == nil || t.Finished()
 }
 
 // progress is a number that changes whenever a task leaves r.
@@ -220,7 +220,7 @@ func (r *ring) progress() uint32 { return r.head.Load() + r.takes.Load() }
 
 // stale reports whether t's body already ran (it was claimed inline by an
 // await): dropping such a queue entry loses nothing.
-func stale(t *kc.Task) bool { return t.Job().State().Terminal() }
+func stale(t *kc.Task) bool { return t.Finished() }
 
 // injector is the global FIFO: spawns that found their P's ring full (half
 // of the ring moves with them), spawns from a P beyond the rings, and work
