@@ -60,12 +60,16 @@ func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
 		rt.trace(Event{Kind: EvJobCreate, Job: c, Parent: j})
 		return nil
 	}
-	j.list() // a job with children must be reachable by its parent's walk
+	s := j.state.Load()
+	if s&bitListed == 0 {
+		j.list() // a job with children must be reachable by its parent's walk
+		s = j.state.Load()
+	}
 	var open uint64
 	if flags&flagOpen != 0 {
 		open = bitHasOpen
 	}
-	for s := j.state.Load(); ; s = j.state.Load() {
+	for ; ; s = j.state.Load() {
 		if err := refusal(s); err != nil {
 			return err
 		}

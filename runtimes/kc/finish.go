@@ -17,11 +17,10 @@ func (j *Job) release(n uint64, w *Worker) {
 	}
 	// A WaitAll waiter sets bitWaitAll by an RMW on the same word before it
 	// checks the holds (wait): either it saw holds left, and this Add shows
-	// the bit, or it saw none and did not wait.
-	// Under the lock, look again: a child attached since this Add makes
-	// the waiters registered now wait for it, and it wakes them when it
-	// ends. (Waking them here would end a WaitAll while a child it waits
-	// for runs.)
+	// the bit, or it saw none and did not wait. Under the lock, look again:
+	// a child attached since this Add makes the waiters registered now wait
+	// for it (waking them here would end a WaitAll while a child it waits
+	// for runs), and that child's end wakes them.
 	if s&bitWaitAll != 0 {
 		j.mu.Lock()
 		if s := j.state.Load(); holds(s) == 0 && s&bitBodyDone == 0 {
