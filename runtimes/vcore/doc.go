@@ -139,17 +139,4 @@
 // Spawn. Parking is dearer too: a handoff costs ~95 ns to identify the
 // caller (gettid), LockOSThread/UnlockOSThread, and a goroutine start when
 // work waits (PingPong: ~850 ns per park-and-wake pair with handoff).
-//
-// # Known core issue (not fixed here: runtimes/kc is out of this branch's scope)
-//
-// kc.Deferred.Await can return the zero value and a nil error for a
-// deferred that completes concurrently with the call: if the state is not
-// Completed at its first load but is terminal at the second (State()
-// inside "if !Terminal()"), it skips the join and returns
-// (zero, d.job.result()), which is (zero, nil) for Completed. Any backend
-// that runs the child on another thread while the awaiter checks can hit
-// it (a plain spinning two-goroutine executor does, within 10^5 awaits);
-// goroutine rarely does because its goroutine starts late. The fix is to
-// re-check "State() == Completed" before the final return, i.e. move the
-// Completed check out of the if block.
 package vcore
