@@ -118,7 +118,10 @@ func (j *Job) cancelWalkLocked() {
 	}
 	var buf [8]*Job
 	kids := buf[:0]
-	if j.rt.faults&faults.NoCancelDown == 0 {
+	// With no holds before ours, j has no children, and outside a Shield
+	// none can attach from now on (refusal), so no child will ever read
+	// down: a leaf's walk skips the store.
+	if (holds(s) != 0 || s&bitShield != 0) && j.rt.faults&faults.NoCancelDown == 0 {
 		// Stored before the snapshot, under mu: a child listed after the
 		// snapshot sees it (list), an unlisted one sees it when it checks.
 		j.down.Store(1)

@@ -57,6 +57,13 @@ func (e *cancelError) Error() string {
 	return ErrCancelled.Error() + ": " + e.cause.Error()
 }
 
+// Is matches ErrCancelled (and so context.Canceled) without Unwrap, which
+// allocates: errors.Is(err, ErrCancelled) runs on every job a cancellation
+// ends, and must not cost an allocation per job.
+func (e *cancelError) Is(target error) bool {
+	return target == ErrCancelled || target == context.Canceled
+}
+
 func (e *cancelError) Unwrap() []error {
 	if e.cause == nil {
 		return []error{ErrCancelled}

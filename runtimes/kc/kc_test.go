@@ -51,3 +51,33 @@ func TestSmoke(t *testing.T) {
 	}
 	t.Logf("%+v", rt.Stats())
 }
+
+// TestCancelErrorMatchesWithoutAllocating checks that a cancelled job's
+// Result matches ErrCancelled, context.Canceled and its cause, and that the
+// first two matches (made once for every job a cancellation ends) do not
+// allocate.
+func TestCancelErrorMatchesWithoutAllocating(t *testing.T) {
+	rt := kc.New(goroutine.New())
+	defer rt.Close()
+	cause := errors.New("cause")
+	var res error
+	rt.Run(context.Background(), func(j *kc.Job) error {
+		c, _ := j.Launch(func(c *kc.Job) error { return c.Sleep(time.Hour) })
+		c.Cancel(cause)
+		c.Join(j)
+		res = c.Result()
+		return nil
+	})
+	for _, target := range []error{kc.ErrCancelled, context.Canceled, cause} {
+		if !errors.Is(res, target) {
+			t.Errorf("errors.Is(%v, %v) = false; want true", res, target)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if !errors.Is(res, kc.ErrCancelled) || !errors.Is(res, context.Canceled) {
+			t.Fatal("no match")
+		}
+	}); n != 0 {
+		t.Errorf("errors.Is on a cancellation error: %v allocs; want 0", n)
+	}
+}
