@@ -61,13 +61,19 @@ func TestCancelErrorMatchesWithoutAllocating(t *testing.T) {
 	defer rt.Close()
 	cause := errors.New("cause")
 	var res error
-	rt.Run(context.Background(), func(j *kc.Job) error {
-		c, _ := j.Launch(func(c *kc.Job) error { return c.Sleep(time.Hour) })
+	err := rt.Run(context.Background(), func(j *kc.Job) error {
+		c, err := j.Launch(func(c *kc.Job) error { return c.Sleep(time.Hour) })
+		if err != nil {
+			return err
+		}
 		c.Cancel(cause)
 		c.Join(j)
 		res = c.Result()
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, target := range []error{kc.ErrCancelled, context.Canceled, cause} {
 		if !errors.Is(res, target) {
 			t.Errorf("errors.Is(%v, %v) = false; want true", res, target)
