@@ -54,7 +54,7 @@ func BenchmarkCoroutineResumeFloor(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			workers := runtime.GOMAXPROCS(0)
-			n := n / workers * workers // what the workers resume between them
+			n := n / workers * workers       // what the workers resume between them
 			sinks := make([]int, workers*16) // one cache line apart
 			parked := make([][]*parkedCoroutine, workers)
 			b.ReportAllocs()
