@@ -43,9 +43,12 @@ type Event struct {
 
 // Tracer receives trace events. Events about one job arrive in a legal order
 // (create, attach, states in state-machine order, finalize last; a waiter's
-// wake after its register) because they are emitted while the job's lock is
-// held; so Trace must be safe for concurrent use, must be quick, and must not
-// call back into the job the event is about.
+// wake after its register): the create and the attach are emitted by the
+// launching goroutine before the job is published, the others while the
+// job's lock is held. Events of different jobs come from different
+// goroutines and may interleave in any order, so Trace must be safe for
+// concurrent use; it must also be quick, and must not call back into the job
+// the event is about.
 type Tracer interface {
 	Trace(e Event)
 }
