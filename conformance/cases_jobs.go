@@ -188,13 +188,24 @@ func explicitCauseOverTimeout(rt *kc.Runtime, p *probe) {
 		p.is("WithTimeout, explicit cause after the timeout", err, kc.ErrCancelled, errCause)
 		p.isNot("WithTimeout, explicit cause after the timeout", err, kc.ErrTimeout)
 
-		err = j.WithTimeout(5*time.Millisecond, func(s *kc.Job) error {
-			p.check(s.Cancel(errCause), "Cancel before the timeout: got false; want true")
-			time.Sleep(20 * time.Millisecond) // the point: let the timer fire into a cancelled scope
+		// A slow start can let the timer fire before the body cancels:
+		// then try a longer timeout.
+		for d := 5 * time.Millisecond; d <= 320*time.Millisecond; d *= 4 {
+			first := false
+			err = j.WithTimeout(d, func(s *kc.Job) error {
+				if first = s.Cancel(errCause); first {
+					time.Sleep(d + 15*time.Millisecond) // the point: let the timer fire into a cancelled scope
+				}
+				return nil
+			})
+			if !first {
+				continue
+			}
+			p.is("WithTimeout, explicit cause before the timeout", err, kc.ErrCancelled, errCause)
+			p.isNot("WithTimeout, explicit cause before the timeout", err, kc.ErrTimeout)
 			return nil
-		})
-		p.is("WithTimeout, explicit cause before the timeout", err, kc.ErrCancelled, errCause)
-		p.isNot("WithTimeout, explicit cause before the timeout", err, kc.ErrTimeout)
+		}
+		p.failf("Cancel before the timeout: got false even with a 320ms timeout; want true")
 		return nil
 	}))
 }
@@ -207,6 +218,9 @@ func failureBeforeTimeout(rt *kc.Runtime, p *probe) {
 			err := j.WithTimeout(d, func(s *kc.Job) error {
 				deadline, _ := s.Deadline()
 				_, err := s.Launch(failer)
+				if errors.Is(err, kc.ErrCancelled) && s.IsCancelled() {
+					return nil // the timer fired before the Launch: not ordered
+				}
 				p.noErr("Launch", err)
 				<-s.Done()                            // closed by the failure's cancel (or by the timer, if late)
 				ordered = time.Now().Before(deadline) // the timer cannot have fired yet
