@@ -87,3 +87,48 @@ func TestCancelErrorMatchesWithoutAllocating(t *testing.T) {
 		t.Errorf("errors.Is on a cancellation error: %v allocs; want 0", n)
 	}
 }
+
+// eagerTimers fires every timer shorter than a millisecond at once, on the
+// goroutine that arms it: the slowest start a body can have.
+type eagerTimers struct{ kc.Executor }
+
+func (e eagerTimers) AfterFunc(d time.Duration, f func()) kc.Timer {
+	if d < time.Millisecond {
+		f()
+		return firedTimer{}
+	}
+	return e.Executor.AfterFunc(d, f)
+}
+
+type firedTimer struct{}
+
+func (firedTimer) Stop() bool { return false }
+
+// TestWithTimeoutBodyAlwaysRuns checks that a WithTimeout body runs however
+// soon its deadline passes (d > 0), even when the timer fires before the
+// body could start, and that WithTimeout(0) skips its body.
+func TestWithTimeoutBodyAlwaysRuns(t *testing.T) {
+	rt := kc.New(eagerTimers{goroutine.New()})
+	defer rt.Close()
+	ran := 0
+	var first error
+	err := rt.Run(context.Background(), func(j *kc.Job) error {
+		first = j.WithTimeout(time.Nanosecond, func(s *kc.Job) error {
+			ran++
+			return s.Check()
+		})
+		return j.WithTimeout(0, func(*kc.Job) error { ran = -1; return nil })
+	})
+	if !errors.Is(first, kc.ErrTimeout) {
+		t.Errorf("WithTimeout(1ns) = %v; want ErrTimeout", first)
+	}
+	if !errors.Is(err, kc.ErrTimeout) {
+		t.Errorf("WithTimeout(0) = %v; want ErrTimeout", err)
+	}
+	switch ran {
+	case 0:
+		t.Errorf("WithTimeout(1ns) skipped its body; want it run")
+	case -1:
+		t.Errorf("WithTimeout(0) ran its body; want it skipped (the deadline passed before the call)")
+	}
+}

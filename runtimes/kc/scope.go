@@ -92,8 +92,10 @@ func (j *Job) SupervisorScope(body Func) error { return j.scope(body, flagSuperv
 // first, the scope is cancelled (cause ErrTimeout), waits for its children,
 // and WithTimeout returns a *TimeoutError, which matches ErrTimeout but not
 // ErrCancelled (a timeout is a failure for whoever receives it). Failures
-// recorded before the timeout win; those after it do not. A finished
-// WithTimeout leaves no timer armed.
+// recorded before the timeout win; those after it do not. For d > 0 the
+// body always runs, however late it starts (an early timeout reaches it at
+// its first checkpoint); for d <= 0 it is skipped. A finished WithTimeout
+// leaves no timer armed.
 func (j *Job) WithTimeout(d time.Duration, body Func) error {
 	return j.scope(body, flagDeadline, d)
 }
@@ -104,30 +106,49 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 	}
 	rt := j.rt
 	s := new(Job)
+	var run bodyRunner = Func(body)
+	var tb *timedBody
 	if flags&flagDeadline != 0 {
 		s.x = &jobExtra{deadline: time.Now().Add(d)}
+		if d > 0 {
+			tb = &timedBody{body: body}
+			run = tb
+		}
 	}
-	if err := j.attach(s, Func(body), flags|flagScope); err != nil {
+	if err := j.attach(s, run, flags|flagScope); err != nil {
 		return err
 	}
-	var t Timer
-	if flags&flagDeadline != 0 {
-		if d <= 0 {
-			s.cancel(ErrTimeout, byTimeout)
-		} else {
-			t = rt.afterFunc(d, func() { s.cancel(ErrTimeout, byTimeout) })
-		}
+	if flags&flagDeadline != 0 && d <= 0 {
+		s.cancel(ErrTimeout, byTimeout) // already past: the body is skipped
 	}
 	s.claim()
 	s.run(nil)
 	if !s.terminal() {
 		s.wait(nil, waitTerminal, 0, true)
 	}
-	if t != nil {
-		rt.stopTimer(t)
+	if tb != nil && tb.t != nil {
+		rt.stopTimer(tb.t)
 	}
 	if s.State() == Cancelled && s.state.Load()&bitTimedOut != 0 {
 		return &TimeoutError{After: d}
 	}
 	return s.result()
+}
+
+// timedBody is the body of a WithTimeout scope with d > 0: it arms the
+// scope's timer, for what is left of the deadline, as the body starts. A
+// timer armed before the start could fire first on a slow start (a loaded
+// machine), and a job cancelled before its body starts skips the body; so
+// the body would sometimes not run at all. Armed here, the body always
+// runs, and an early timeout reaches it at its first checkpoint, as the
+// block of Kotlin's withTimeout always starts. The scope's goroutine runs
+// the body and then reads t, so t needs no synchronisation.
+type timedBody struct {
+	body Func
+	t    Timer
+}
+
+func (b *timedBody) runBody(s *Job) error {
+	b.t = s.rt.afterFunc(time.Until(s.x.deadline), func() { s.cancel(ErrTimeout, byTimeout) })
+	return b.body(s)
 }
