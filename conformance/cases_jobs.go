@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"errors"
 	"runtime"
 	"slices"
 	"time"
@@ -218,7 +217,7 @@ func failureBeforeTimeout(rt *kc.Runtime, p *probe) {
 			err := j.WithTimeout(d, func(s *kc.Job) error {
 				deadline, _ := s.Deadline()
 				_, err := s.Launch(failer)
-				if errors.Is(err, kc.ErrCancelled) && s.IsCancelled() {
+				if launchTooLate(s, err) {
 					return nil // the timer fired before the Launch: not ordered
 				}
 				p.noErr("Launch", err)
@@ -251,7 +250,7 @@ func failureAfterTimeout(rt *kc.Runtime, p *probe) {
 				started := make(chan struct{})
 				var err error
 				kid, err = s.Launch(func(c *kc.Job) error { close(started); <-c.Done(); return errBoom })
-				if errors.Is(err, kc.ErrCancelled) && s.IsCancelled() {
+				if launchTooLate(s, err) {
 					return nil // the timeout came before the launch: try a longer one
 				}
 				if !p.job("Launch", kid, err) {

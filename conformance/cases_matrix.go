@@ -185,7 +185,7 @@ func timeoutFiresFirst(rt *kc.Runtime, p *probe) {
 				scope = s
 				var err error
 				kid, err = s.Launch(sleeper)
-				if late = errors.Is(err, kc.ErrCancelled) && s.IsCancelled(); !late {
+				if late = launchTooLate(s, err); !late {
 					p.job("Launch", kid, err)
 				}
 				return s.Sleep(time.Hour)

@@ -242,3 +242,11 @@ func failer(*kc.Job) error { return errBoom }
 
 // nop is a body that completes.
 func nop(*kc.Job) error { return nil }
+
+// launchTooLate reports whether err is a Launch into s refused because s was
+// already cancelled: on a slow start (a loaded machine, the race detector)
+// a short WithTimeout can fire before its body launches. The timeout cases
+// then try a longer one.
+func launchTooLate(s *kc.Job, err error) bool {
+	return errors.Is(err, kc.ErrCancelled) && s.IsCancelled()
+}
