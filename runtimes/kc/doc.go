@@ -111,7 +111,7 @@
 // exit of the outermost Shield performs it. A job cancelled before its body
 // starts never runs the body; a WithTimeout scope's own timer is armed as
 // its body starts (for what is left of the deadline), so with d > 0 the
-// body always runs. A body
+// timeout never skips the body. A body
 // observes cancellation at checkpoints:
 // Check, Yield, Sleep, and any wait that takes the job as waiter.
 //

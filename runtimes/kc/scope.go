@@ -93,9 +93,9 @@ func (j *Job) SupervisorScope(body Func) error { return j.scope(body, flagSuperv
 // and WithTimeout returns a *TimeoutError, which matches ErrTimeout but not
 // ErrCancelled (a timeout is a failure for whoever receives it). Failures
 // recorded before the timeout win; those after it do not. For d > 0 the
-// body always runs, however late it starts (an early timeout reaches it at
-// its first checkpoint); for d <= 0 it is skipped. A finished WithTimeout
-// leaves no timer armed.
+// timeout never keeps the body from running, however late it starts (an
+// early timeout reaches it at its first checkpoint); for d <= 0 the body is
+// skipped. A finished WithTimeout leaves no timer armed.
 func (j *Job) WithTimeout(d time.Duration, body Func) error {
 	return j.scope(body, flagDeadline, d)
 }
@@ -139,8 +139,8 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 // scope's timer, for what is left of the deadline, as the body starts. A
 // timer armed before the start could fire first on a slow start (a loaded
 // machine), and a job cancelled before its body starts skips the body; so
-// the body would sometimes not run at all. Armed here, the body always
-// runs, and an early timeout reaches it at its first checkpoint, as the
+// the body would sometimes not run at all. Armed here, the timeout never
+// skips the body and reaches it at its first checkpoint instead, as the
 // block of Kotlin's withTimeout always starts. The scope's goroutine runs
 // the body and then reads t, so t needs no synchronisation.
 type timedBody struct {
