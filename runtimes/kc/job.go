@@ -85,6 +85,7 @@ type jobExtra struct {
 	errs     []error         // failures after the first
 	done     chan struct{}   // Done, made on first call
 	shield   int32           // Shield nesting depth; bitShield mirrors shield > 0
+	timed    timedBody       // WithTimeout with d > 0: the body; only the scope's goroutine touches it
 }
 
 // lockSlow locks j.mu and pins j to the locked finish path (see bitSlow),

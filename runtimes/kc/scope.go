@@ -107,12 +107,11 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 	rt := j.rt
 	s := new(Job)
 	var run bodyRunner = Func(body)
-	var tb *timedBody
 	if flags&flagDeadline != 0 {
 		s.x = &jobExtra{deadline: time.Now().Add(d)}
 		if d > 0 {
-			tb = &timedBody{body: body}
-			run = tb
+			s.x.timed.body = body
+			run = &s.x.timed
 		}
 	}
 	if err := j.attach(s, run, flags|flagScope); err != nil {
@@ -126,8 +125,8 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 	if !s.terminal() {
 		s.wait(nil, waitTerminal, 0, true)
 	}
-	if tb != nil && tb.t != nil {
-		rt.stopTimer(tb.t)
+	if flags&flagDeadline != 0 && s.x.timed.t != nil {
+		rt.stopTimer(s.x.timed.t)
 	}
 	if s.State() == Cancelled && s.state.Load()&bitTimedOut != 0 {
 		return &TimeoutError{After: d}
