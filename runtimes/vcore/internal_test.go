@@ -130,3 +130,53 @@ func TestSysmonSleepsWhenIdle(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistrySelfUnlocked checks that a goroutine that is not locked to
+// its thread never finds a worker in the registry, while other goroutines
+// keep locking threads and registering and unregistering on them (an
+// unlocked caller can move off its thread mid-lookup, and the thread can be
+// locked and registered by another goroutine meanwhile).
+func TestRegistrySelfUnlocked(t *testing.T) {
+	var r registry
+	r.init(8)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			w := &worker{id: uint64(i + 1), slot: -1}
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				runtime.LockOSThread()
+				r.add(w)
+				if got := r.self(); got != w {
+					t.Errorf("self of a registered, locked goroutine: got %p; want its worker %p", got, w)
+				}
+				r.remove(w)
+				runtime.UnlockOSThread()
+				runtime.Gosched()
+			}
+		})
+	}
+	var bad sync.Once
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if w := r.self(); w != nil {
+					bad.Do(func() { t.Errorf("self of an unlocked goroutine: got worker %d; want nil", w.id) })
+				}
+			}
+		})
+	}
+	time.Sleep(300 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+}

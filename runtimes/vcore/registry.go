@@ -2,6 +2,7 @@ package vcore
 
 import (
 	"sync/atomic"
+	_ "unsafe" // for go:linkname
 
 	"golang.org/x/sys/unix"
 
@@ -118,13 +119,40 @@ func (r *registry) remove(w *worker) {
 }
 
 // self returns the worker locked to the calling thread, or nil.
+//
+// The caller need not be locked: a body that parked once and came back
+// coreless may park again, and so may a goroutine of the body's own. An
+// unlocked goroutine can move off its thread between the gettid and the
+// scan, and another goroutine can lock that thread and register it
+// meanwhile: the scan would then return that goroutine's worker (seen
+// under -race in TestNoLostWakeup: a coreless body released another
+// owner's core). So self stays pinned to its P (procPin: the goroutine
+// neither moves nor yields) from the gettid to the end of the scan. While
+// it runs on the thread, no other goroutine holds the thread locked, and a
+// slot cannot name the thread without being the caller's own: add comes
+// after LockOSThread and remove before UnlockOSThread. The pinned section
+// is a raw syscall and at most hwm loads.
 func (r *registry) self() *worker {
+	procPin()
 	tid := int32(unix.Gettid())
 	n := int(r.hwm.Load())
+	var w *worker
 	for i := range n {
 		if r.slots[i].tid.Load() == tid {
-			return r.slots[i].w.Load()
+			w = r.slots[i].w.Load()
+			break
 		}
 	}
-	return nil
+	procUnpin()
+	return w
 }
+
+// procPin disables preemption of the calling goroutine (it cannot be
+// descheduled or move to another thread) until procUnpin; see the stealing
+// package, which uses the same pair for its per-P rings.
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
