@@ -167,11 +167,12 @@
 //   - CancelFanout <= 100 ns per child: not met, and below what Go allows:
 //     0.80, 1.60 and 1.56 us per child at 1k, 10k and 100k: linear from
 //     10k on; from 1k to 10k the cost per child doubles, as peer-context's
-//     does (372 -> 667 ns), once the parked goroutines' stacks no longer
-//     fit in the caches. The 100k case takes ~0.16 s and ~4.5 MB per op. A parked
-//     task is a goroutine blocked on its own kc.Parker, so a cancelled
-//     child costs a wake-up, a run to the end of its body (which stops its
-//     Sleep timer and ends its job) and a goroutine exit. Two benchmarks in
+//     does (372 -> 667 ns), likely because the parked goroutines' stacks
+//     no longer fit in the caches. The 100k case takes ~0.16 s and ~4.5 MB
+//     per op. A parked task is a goroutine blocked on its own kc.Parker,
+//     so a cancelled child costs a wake-up, a run to the end of its body
+//     (which stops its Sleep timer and ends its job) and a goroutine exit.
+//     Two benchmarks in
 //     this package measure the floor of the two ways a Go backend can park
 //     a task: BenchmarkGoroutineWakeFloor, 1000 goroutines each blocked on
 //     a WaitGroup of its own, woken one by one, costs 420-460 ns per child
