@@ -146,20 +146,18 @@
 //     the parent's state word, a counter increment, the LIFO-slot swap and
 //     the ring push of the task it displaces, and the wake check. The
 //     children themselves run on the other core and release their parent
-//     once per batch (kc.Worker). Tried and dropped: reading the wake
-//     counters only when the FIFO was empty before the push is 8% faster
-//     (p<0.04, two interleaved A/B runs of 8) but can lose a wake-up (a
-//     thief can take the older task between the push's head load and its
-//     tail store); made safe by re-reading the head after the tail store,
-//     it is no faster than this (p=0.19 and p=0.33). Measured and not
-//     taken: publishing the tail with a plain store (a release store on
-//     amd64, like the Go runtime's StoreRel of runqtail) instead of the
-//     XCHG of atomic.Store, which waits for the slot's cache line, is 14%
-//     faster (124 -> 106 ns, p=0.000, interleaved A/B of 10); but the wake
-//     check's loads could then pass the tail store (store-buffer
-//     reordering), breaking the Dekker pair with a worker going idle. It
-//     would need the fence on the idle side instead (membarrier, an IPI on
-//     every idle transition, costly on a VM).
+//     once per batch (kc.Worker). Two changes to Spawn were faster in A/B
+//     runs of patched builds and are not taken, because each can lose a
+//     wake-up (the measurements are in the notes on issue 3): reading the
+//     wake counters only when the FIFO was empty before the push (a thief
+//     can take the older task between the push's head load and its tail
+//     store; re-reading the head after the store to close that gap took
+//     the gain back), and publishing the tail with a plain store, a release
+//     store on amd64 like the Go runtime's StoreRel of runqtail, instead of
+//     atomic.Store's XCHG, which waits for the slot's cache line (the wake
+//     check's loads could then pass the tail store, breaking the Dekker
+//     pair with a worker going idle; keeping it would need the fence on the
+//     idle side instead: membarrier, an IPI on every idle transition).
 //   - AwaitPending <= 150 ns: met (133 ns; peer-go 519 ns). The inline path
 //     is one 144-byte allocation (the Deferred, about a third of the time)
 //     and five atomic read-modify-writes: the attach CAS, the LIFO-slot
