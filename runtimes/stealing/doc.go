@@ -44,7 +44,10 @@
 // waiting, so a hand-off can fail but never be lost. No wakeup is lost
 // because both sides use a Dekker pair of sequentially consistent atomics:
 // the publisher stores the task and then loads the counters; a worker going
-// idle decrements the counters and then loads every queue.
+// idle decrements the counters and then loads every queue. Spawn's store is
+// the swap of the LIFO slot, which also covers the task it displaces to the
+// FIFO: that one is published with a plain tail store, as in the Go runtime
+// (see ring.put).
 //
 // # Blocking
 //
@@ -190,8 +193,8 @@
 //
 // # Costs
 //
-// Spawn: a pin, one swap, up to one plain and one atomic store, four
-// loads, no allocation. A worker's pop: one swap or one CAS. Stealing n
+// Spawn: a pin, one swap, up to two plain stores, four loads, no
+// allocation. A worker's pop: one swap or one CAS. Stealing n
 // tasks: n loads, n plain stores and one CAS. A worker runs its tasks with
 // Task.RunOn on a kc.Worker of its own, so children of one parent that end
 // in a row on it release the parent once (it flushes before it spins,

@@ -1,6 +1,7 @@
 package stealing
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe" // for go:linkname and plain slot stores
@@ -42,9 +43,11 @@ const (
 // a successful head CAS orders the thief's slot loads before the owner can
 // reuse those slots).
 //
-// Slot stores are the exception: the owner writes a slot only past tail,
-// where no taker reads, and publishes it with the (atomic) tail store that
-// follows, so outside the race detector it writes with a plain store
+// Two stores are exceptions. On amd64 put publishes tail with a plain store
+// (see put for why no wake-up is lost; amd64 does not reorder stores, so a
+// thief that loads the new tail sees the slot stored before it). And slot
+// stores are plain: the owner writes a slot only past tail, where no taker
+// reads, and publishes it with the tail store that follows, so outside the race detector it writes with a plain store
 // (setSlot), which unlike an atomic store does not wait for the slot's cache
 // line to come back from a thief that read it. The one read it can overlap
 // is a thief's read of a slot it is about to lose: the owner reuses slot i
@@ -73,11 +76,50 @@ type ring struct {
 	slots [ringSize]atomic.Pointer[kc.Task]
 }
 
-// putNext puts t in the LIFO slot and returns what was there (nil if empty).
-// Owner only.
-func (r *ring) putNext(t *kc.Task) *kc.Task { return r.next.Swap(t) }
+// put is Spawn's path: t goes into the LIFO slot, and the task it displaces
+// (unless none, or stale) to the FIFO tail. It returns the displaced task if
+// the FIFO is full (the caller queues it elsewhere), else nil. Owner only.
+//
+// The tail store here is plain on amd64 (setTail), not atomic.Store's XCHG,
+// which waits for the store buffer to drain, including the slot store whose
+// cache line a thief may hold. The wake check's loads of the counters may
+// then pass the tail store, so the tail store is not the publisher's half of
+// the Dekker pair with a worker going idle (see wake); the swap of next is,
+// for the displaced task too. The swap is a locked read-modify-write, which
+// the wake check's loads cannot pass, and it leaves t in next. So a worker
+// whose idle check the wake check missed loads next after the swap and sees
+// t there, or what became of it:
+//   - t, or a newer task: the ring counts as busy, and the worker searches
+//     again, which takes it through the rings' tails once more (a buffered
+//     store drains in nanoseconds, by the hardware's progress guarantee).
+//   - t finished: t was claimed, by a locked read-modify-write, by the
+//     spawner or by a goroutine that got t's handle from Launch's return,
+//     after the tail store; empty re-reads tail after seeing t finished,
+//     and amd64 keeps stores in order, so it sees the displaced task.
+//   - nil: t was taken by a pop on this P, which came after the tail store
+//     in the P's program order, or by a thief, which runs t and then
+//     searches again: either way a running worker is still to look.
+//
+// This is the Go runtime's runqput and wakep: a CAS on runnext, a StoreRel
+// of runqtail, then a load of nmspinning.
+func (r *ring) put(t *kc.Task) *kc.Task {
+	old := r.next.Swap(t)
+	if old == nil || stale(old) {
+		return nil
+	}
+	h := r.head.Load()
+	tl := r.tail.Load()
+	if tl-h >= ringSize {
+		return old
+	}
+	r.setSlot(tl, old)
+	r.setTail(tl + 1) // publishes the slot to thieves
+	return nil
+}
 
-// pushBack appends t to the FIFO; false if it is full. Owner only.
+// pushBack appends t to the FIFO; false if it is full. Owner only. Unlike
+// put, it publishes with an atomic store, which is the publisher's half of
+// the Dekker pair with a worker going idle.
 func (r *ring) pushBack(t *kc.Task) bool {
 	h := r.head.Load()
 	tl := r.tail.Load()
@@ -113,6 +155,21 @@ func (r *ring) setSlot(i uint32, t *kc.Task) {
 		return
 	}
 	*(**kc.Task)(unsafe.Pointer(s)) = t
+}
+
+// setTail publishes the slots below v. On amd64 it is a plain store, which
+// is a release store there (amd64 does not reorder a store with earlier
+// stores, and the compiler keeps stores in program order around atomics),
+// like the Go runtime's atomic.StoreRel; atomic.Store would be an XCHG,
+// which waits for the store buffer to drain. Elsewhere, and under the race
+// detector, it is atomic.Store (on arm64 a store-release, which already
+// does not wait). Owner only; only put may use it (see there).
+func (r *ring) setTail(v uint32) {
+	if raceEnabled || runtime.GOARCH != "amd64" {
+		r.tail.Store(v)
+		return
+	}
+	*(*uint32)(unsafe.Pointer(&r.tail)) = v
 }
 
 // pop takes the LIFO slot, else the oldest FIFO entry; nil if both are
@@ -207,12 +264,19 @@ func (r *ring) stealInto(v *ring) *kc.Task {
 // empty reports whether r holds no runnable task. A task in the LIFO slot
 // that has already finished (its Await ran it inline) does not count: it is
 // a stale entry whose Run would return at once.
+//
+// Tail is read again after next (and after the stale check), and a tail
+// that moved in between counts as work, as in the Go runtime's runqempty.
+// Without it, a put that displaces a task to the FIFO between the tail load
+// and the next load, followed by a take of the new task from next, would
+// look empty. The re-read also sees a plain tail store by put whenever the
+// stale check saw the task put left in next finished (see put).
 func (r *ring) empty() bool {
-	if r.tail.Load() != r.head.Load() {
-		return false
-	}
+	h := r.head.Load()
+	tl := r.tail.Load()
 	t := r.next.Load()
-	return t == nil || t.Finished()
+	idle := tl == h && (t == nil || t.Finished())
+	return idle && r.tail.Load() == tl
 }
 
 // progress is a number that changes whenever a task leaves r.

@@ -23,7 +23,7 @@ func newTasks(n int) ([]*kc.Task, map[*kc.Task]int) {
 
 func TestRingOwnerOnly(t *testing.T) {
 	var r ring
-	ts, _ := newTasks(ringSize + 1)
+	ts, _ := newTasks(ringSize + 2)
 	for i, x := range ts[:ringSize] {
 		if !r.pushBack(x) {
 			t.Fatalf("pushBack %d of %d: full", i, ringSize)
@@ -32,10 +32,13 @@ func TestRingOwnerOnly(t *testing.T) {
 	if r.pushBack(ts[ringSize]) {
 		t.Fatal("pushBack on a full ring succeeded")
 	}
-	if old := r.putNext(ts[ringSize]); old != nil {
-		t.Fatalf("putNext on an empty slot returned %p", old)
+	if old := r.put(ts[ringSize]); old != nil {
+		t.Fatalf("put into an empty slot returned %p", old)
 	}
-	if got := r.pop(); got != ts[ringSize] {
+	if old := r.put(ts[ringSize+1]); old != ts[ringSize] {
+		t.Fatalf("put with the FIFO full returned %p; want the displaced %p", old, ts[ringSize])
+	}
+	if got := r.pop(); got != ts[ringSize+1] {
 		t.Fatal("pop did not take the LIFO slot first")
 	}
 	var batch [ringSize / 2]*kc.Task
@@ -82,7 +85,7 @@ func TestRingStealHalf(t *testing.T) {
 		})
 	}
 	for i, x := range ts {
-		if old := owner.putNext(x); old != nil && !owner.pushBack(old) {
+		if old := owner.put(x); old != nil {
 			take(old) // full: the owner runs it itself
 		}
 		if i%7 == 0 {

@@ -129,6 +129,46 @@ func TestNoLostWakeup(t *testing.T) {
 	})
 }
 
+// A spawner that never gives its worker back (it polls for its children
+// with runtime.Gosched, which the executor cannot see) needs Spawn's wake:
+// with MaxExtra(0) the monitor cannot add a worker, so if a Spawn missed
+// the idle worker, the round would not finish until the spawner gave up
+// (a generous 10 s; then its worker runs them). Each round starts with the
+// other worker idle, and spawns one to four tasks, so it covers both the
+// LIFO slot alone and tasks it displaces to the FIFO (put's plain tail
+// store). Without the wake in Spawn it fails in the first round.
+func TestWakeWithoutBackstop(t *testing.T) {
+	testutil.NoLeak(t)
+	rt := newRuntime(t, stealing.Workers(2), stealing.MaxExtra(0))
+	defer rt.Close()
+	testutil.Watchdog(t, 20*time.Second, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			for round := range 3000 {
+				if round%300 == 0 {
+					time.Sleep(200 * time.Microsecond) // the other worker goes idle
+				}
+				var ran atomic.Int32
+				k := int32(round%4 + 1)
+				for range k {
+					if _, err := j.Launch(func(*kc.Job) error { ran.Add(1); return nil }); err != nil {
+						return err
+					}
+				}
+				for giveUp := time.Now().Add(10 * time.Second); ran.Load() < k; {
+					if time.Now().After(giveUp) {
+						return fmt.Errorf("round %d: %d of %d tasks ran in 10s: a lost wake-up", round, ran.Load(), k)
+					}
+					runtime.Gosched()
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 // Many bodies wait for each other through the runtime (Join of siblings)
 // and many more block where it cannot see (a barrier): compensation and
 // the monitor must keep it going, and every goroutine must end at Close.
