@@ -99,7 +99,7 @@
 // # Performance
 //
 // Medians of 10 runs on the 2-core development machine (Intel Xeon), all
-// three backends and the peers, at commit 99e4376, made with
+// three backends and the peers, at commit 15a3e1e, made with
 //
 //	go test -c -o /tmp/perf.bench ./perf && cd perf &&
 //	/tmp/perf.bench -test.run x -test.bench 'JobCreate|AwaitCached|AwaitPending|CancelFanout' -test.count 10 > bench.txt
@@ -107,33 +107,34 @@
 //
 // (the same as go test -run x -bench '...' -count 10 ./perf; the raw
 // results, all from this one run, are in testdata/bench-count10.txt; the
-// machine is shared, and other quiet runs of the same code gave stealing's
-// JobCreate 100-130 ns and its AwaitPending 120-145 ns; B/op omitted):
+// machine is shared, and interleaved runs of the same code gave stealing's
+// JobCreate 81-115 ns in quiet stretches and twice that when the host was
+// busy; B/op omitted):
 //
-//	                        │   goroutine   │               stealing                │                 vcore                 │                 peer-go                  │             peer-errgroup             │               peer-conc                │              peer-context               │
-//	                        │    sec/op     │    sec/op      vs base                │    sec/op      vs base                │    sec/op      vs base                   │    sec/op      vs base                │    sec/op     vs base                  │    sec/op      vs base                  │
-//	JobCreate-2                691.7n ±  6%    153.9n ±  4%  -77.75% (p=0.000 n=10)    290.7n ±  2%  -57.98% (p=0.000 n=10)    528.5n ±  6%   -23.61% (p=0.000 n=10)      538.0n ± 14%  -22.23% (p=0.000 n=10)   559.0n ±  7%  -19.18% (p=0.000 n=10)     1235.5n ±  6%  +78.60% (p=0.000 n=10)
-//	AwaitCached-2              2.567n ± 21%    2.281n ± 23%        ~ (p=0.143 n=10)    2.712n ± 20%        ~ (p=1.000 n=10)   18.065n ± 11%  +603.88% (p=0.000 n=10)      2.509n ± 15%        ~ (p=1.000 n=10)
-//	AwaitPending-2             597.2n ±  4%    133.1n ±  8%  -77.72% (p=0.000 n=10)    319.4n ±  8%  -46.51% (p=0.000 n=10)    518.6n ±  6%   -13.15% (p=0.000 n=10)      655.8n ±  8%   +9.82% (p=0.000 n=10)   664.1n ± 13%  +11.22% (p=0.035 n=10)
-//	CancelFanout/n=1000-2      884.8µ ±  4%    800.7µ ±  7%   -9.51% (p=0.001 n=10)   1288.4µ ± 22%  +45.61% (p=0.000 n=10)                                               526.1µ ± 18%  -40.54% (p=0.000 n=10)                                             371.6µ ±  5%  -58.00% (p=0.000 n=10)
-//	CancelFanout/n=10000-2    12.978m ±  4%   15.973m ±  5%  +23.08% (p=0.000 n=10)   19.786m ± 10%  +52.46% (p=0.000 n=10)                                               8.754m ±  3%  -32.54% (p=0.000 n=10)                                             6.668m ± 20%  -48.62% (p=0.000 n=10)
-//	CancelFanout/n=100000-2   150.19m ± 10%   155.52m ± 14%        ~ (p=0.218 n=10)   262.03m ± 19%  +74.47% (p=0.000 n=10)                                              201.12m ±  8%  +33.91% (p=0.000 n=10)                                             97.69m ± 12%  -34.96% (p=0.000 n=10)
+//	                        │  goroutine   │               stealing                │                 vcore                  │                 peer-go                 │             peer-errgroup              │               peer-conc               │               peer-context               │
+//	                        │    sec/op    │    sec/op      vs base                │    sec/op      vs base                 │    sec/op     vs base                   │    sec/op      vs base                 │    sec/op     vs base                 │    sec/op      vs base                   │
+//	JobCreate-2               516.0n ±  8%    109.5n ±  7%  -78.78% (p=0.000 n=10)    257.1n ±  2%   -50.18% (p=0.000 n=10)    402.4n ± 2%   -22.02% (p=0.000 n=10)      438.6n ±  4%   -15.01% (p=0.000 n=10)   509.2n ± 10%       ~ (p=0.353 n=10)     1223.5n ±  4%  +137.11% (p=0.000 n=10)
+//	AwaitCached-2             2.695n ± 13%    2.119n ± 17%  -21.36% (p=0.000 n=10)    2.090n ± 19%   -22.45% (p=0.002 n=10)   19.330n ± 6%  +617.39% (p=0.000 n=10)      3.187n ± 15%   +18.26% (p=0.001 n=10)
+//	AwaitPending-2            542.2n ±  5%    125.7n ±  2%  -76.82% (p=0.000 n=10)    286.0n ±  5%   -47.27% (p=0.000 n=10)    468.1n ± 5%   -13.68% (p=0.000 n=10)      535.0n ± 12%         ~ (p=0.971 n=10)   588.3n ± 12%       ~ (p=0.089 n=10)
+//	CancelFanout/n=1000-2     808.4µ ±  4%    793.7µ ±  6%        ~ (p=0.393 n=10)   1323.3µ ±  9%   +63.70% (p=0.000 n=10)                                              699.6µ ± 36%         ~ (p=0.218 n=10)                                            585.4µ ± 27%   -27.58% (p=0.000 n=10)
+//	CancelFanout/n=10000-2    7.956m ± 24%   15.755m ±  8%  +98.03% (p=0.000 n=10)   18.225m ±  7%  +129.08% (p=0.000 n=10)                                             12.378m ± 38%   +55.59% (p=0.000 n=10)                                            6.656m ±  8%   -16.34% (p=0.000 n=10)
+//	CancelFanout/n=100000-2   125.5m ± 27%    142.5m ± 15%        ~ (p=0.075 n=10)    180.7m ± 50%   +44.00% (p=0.000 n=10)                                              284.9m ± 34%  +127.13% (p=0.000 n=10)                                            101.5m ± 45%         ~ (p=0.089 n=10)
 //
 //	                        │   goroutine    │                stealing                 │                  vcore                  │                peer-go                 │              peer-errgroup              │               peer-conc               │               peer-context                │
 //	                        │   allocs/op    │ allocs/op   vs base                     │ allocs/op   vs base                     │ allocs/op   vs base                    │ allocs/op   vs base                     │ allocs/op   vs base                   │ allocs/op   vs base                       │
 //	JobCreate-2                1.000 ±  0%     0.000 ± 0%  -100.00% (p=0.000 n=10)       0.000 ± 0%  -100.00% (p=0.000 n=10)       1.000 ± 0%        ~ (p=1.000 n=10) ¹     1.000 ± 0%         ~ (p=1.000 n=10) ¹     1.000 ± 0%         ~ (p=1.000 n=10) ¹   3.000 ± 0%  +200.00% (p=0.000 n=10)
 //	AwaitCached-2              0.000 ±  0%     0.000 ± 0%         ~ (p=1.000 n=10) ¹     0.000 ± 0%         ~ (p=1.000 n=10) ¹     0.000 ± 0%        ~ (p=1.000 n=10) ¹     0.000 ± 0%         ~ (p=1.000 n=10) ¹
 //	AwaitPending-2             2.000 ±  0%     1.000 ± 0%   -50.00% (p=0.000 n=10)       1.000 ± 0%   -50.00% (p=0.000 n=10)       3.000 ± 0%  +50.00% (p=0.000 n=10)       4.000 ± 0%  +100.00% (p=0.000 n=10)       4.000 ± 0%  +100.00% (p=0.000 n=10)
-//	CancelFanout/n=1000-2     10.000 ± 10%     9.000 ± 0%   -10.00% (p=0.011 n=10)       9.000 ± 0%   -10.00% (p=0.011 n=10)                                                0.000 ± 0%  -100.00% (p=0.000 n=10)                                               0.000 ± 0%  -100.00% (p=0.000 n=10)
+//	CancelFanout/n=1000-2     10.500 ± 24%     9.000 ± 0%   -14.29% (p=0.003 n=10)       9.000 ± 0%   -14.29% (p=0.003 n=10)                                                0.000 ± 0%  -100.00% (p=0.000 n=10)                                               0.000 ± 0%  -100.00% (p=0.000 n=10)
 //	CancelFanout/n=10000-2     16.00 ±  0%     16.00 ± 0%         ~ (p=1.000 n=10) ¹     16.00 ± 0%         ~ (p=1.000 n=10) ¹                                               0.00 ± 0%  -100.00% (p=0.000 n=10)                                                0.00 ± 0%  -100.00% (p=0.000 n=10)
-//	CancelFanout/n=100000-2    26.00 ±  0%     26.00 ± 4%         ~ (p=0.211 n=10)       27.00 ± 4%    +3.85% (p=0.011 n=10)                                                 0.00 ± 0%  -100.00% (p=0.000 n=10)                                                0.00 ± 0%  -100.00% (p=0.000 n=10)
+//	CancelFanout/n=100000-2    26.00 ±  0%     26.00 ± 4%         ~ (p=0.087 n=10)       26.00 ± 4%         ~ (p=0.474 n=10)                                                 0.00 ± 0%  -100.00% (p=0.000 n=10)                                                0.00 ± 0%  -100.00% (p=0.000 n=10)
 //	¹ all samples are equal
 //
-//	                        │   goroutine   │               stealing                │                 vcore                 │             peer-errgroup             │             peer-context             │
-//	                        │   sec/child   │   sec/child    vs base                │   sec/child    vs base                │   sec/child    vs base                │  sec/child    vs base                │
-//	CancelFanout/n=1000-2      884.8n ±  4%    800.6n ±  7%   -9.51% (p=0.001 n=10)   1288.5n ± 22%  +45.63% (p=0.000 n=10)    526.1n ± 18%  -40.54% (p=0.000 n=10)   371.6n ±  5%  -58.00% (p=0.000 n=10)
-//	CancelFanout/n=10000-2    1298.0n ±  4%   1597.0n ±  6%  +23.04% (p=0.000 n=10)   1978.5n ± 10%  +52.43% (p=0.000 n=10)    875.4n ±  3%  -32.55% (p=0.000 n=10)   666.8n ± 20%  -48.63% (p=0.000 n=10)
-//	CancelFanout/n=100000-2   1502.0n ± 10%   1555.0n ± 14%        ~ (p=0.218 n=10)   2620.5n ± 19%  +74.47% (p=0.000 n=10)   2011.5n ±  8%  +33.92% (p=0.000 n=10)   976.8n ± 12%  -34.96% (p=0.000 n=10)
+//	                        │  goroutine   │               stealing                │                 vcore                  │             peer-errgroup              │             peer-context             │
+//	                        │  sec/child   │   sec/child    vs base                │   sec/child    vs base                 │   sec/child    vs base                 │  sec/child    vs base                │
+//	CancelFanout/n=1000-2     808.4n ±  4%    793.7n ±  6%        ~ (p=0.393 n=10)   1323.5n ±  9%   +63.73% (p=0.000 n=10)    699.6n ± 36%         ~ (p=0.218 n=10)   585.5n ± 27%  -27.57% (p=0.000 n=10)
+//	CancelFanout/n=10000-2    795.5n ± 24%   1575.5n ±  8%  +98.04% (p=0.000 n=10)   1822.5n ±  7%  +129.09% (p=0.000 n=10)   1237.5n ± 38%   +55.55% (p=0.000 n=10)   665.6n ±  8%  -16.34% (p=0.000 n=10)
+//	CancelFanout/n=100000-2   1.255µ ± 27%    1.425µ ± 15%        ~ (p=0.075 n=10)    1.806µ ± 50%   +44.00% (p=0.000 n=10)    2.849µ ± 34%  +127.10% (p=0.000 n=10)   1.015µ ± 45%        ~ (p=0.089 n=10)
 //
 // Against the targets of issue 3:
 //
@@ -141,36 +142,41 @@
 //     load in the core).
 //   - JobCreate <= 80 ns and 5x faster than peer-go, at most 1 alloc: the
 //     allocation target is met (Launch takes jobs from per-P slabs of four,
-//     0.25 allocations per job); the time is not: 154 ns in this run, 3.4x
-//     peer-go (529 ns); 100-130 ns in the quietest runs (about 4-5x). It
-//     was 319 ns before the core's rework. What is left is the launching
-//     body's own path, which no other core can share: the slab (a quarter
-//     of a 512-byte allocation, with its zeroing and GC), the attach CAS on
-//     the parent's state word, a counter increment, the LIFO-slot swap and
-//     the ring push of the task it displaces, and the wake check. The
-//     children themselves run on the other core and release their parent
-//     once per batch (kc.Worker). Two changes to Spawn were faster in A/B
-//     runs of patched builds and are not taken, because each can lose a
-//     wake-up (the measurements are in the notes on issue 3): reading the
-//     wake counters only when the FIFO was empty before the push (a thief
-//     can take the older task between the push's head load and its tail
-//     store; re-reading the head after the store to close that gap took
-//     the gain back), and publishing the tail with a plain store, a release
-//     store on amd64 like the Go runtime's StoreRel of runqtail, instead of
-//     atomic.Store's XCHG, which waits for the slot's cache line (the wake
-//     check's loads could then pass the tail store, breaking the Dekker
-//     pair with a worker going idle; keeping it would need the fence on the
-//     idle side instead: membarrier, an IPI on every idle transition).
-//   - AwaitPending <= 150 ns: met (133 ns; peer-go 519 ns). The inline path
+//     0.25 allocations per job); the time is not: 110 ns in this run, 3.7x
+//     peer-go (402 ns). It was 319 ns before the core's rework. What is left
+//     is the launching body's own path: in a CPU profile of the benchmark it
+//     takes one core's worth of samples, while the other core runs the
+//     children and still has time for the GC's background worker, so the
+//     launcher sets the pace. About a third of that path is the job's
+//     allocation (a quarter of a 512-byte slab, its zeroing, and the GC
+//     assists the allocation rate earns), over a quarter is attach (mostly its
+//     CAS on the parent's state word), a third is Spawn (the LIFO-slot swap,
+//     the push of the task it displaces, the wake check), and the rest is
+//     calls, pins and a counter. The two locked read-modify-writes, the CAS
+//     and the swap, are what is left of synchronization: the swap is also
+//     Spawn's half of the wake protocol, so the displaced task's tail is
+//     published with a plain store, as the Go runtime's runqput does (see
+//     ring.put). The allocation is the one big lever left, and it is the job's
+//     size: giving each job more bytes in a patched build slowed JobCreate in
+//     proportion (numbers in the notes on issue 3). A 64-byte job would have
+//     to move the child-list links, waiters, hooks and errors out to a lazily
+//     allocated part, costing an allocation on every wait, cancellation and
+//     failure. One change to Spawn was faster in A/B runs of a patched build
+//     and is not taken, because it can lose a wake-up: reading the wake
+//     counters only when the FIFO was empty before the push (a thief can take
+//     the older task between the push's head load and its tail store;
+//     reading the head again after the store to close that gap took the gain
+//     back).
+//   - AwaitPending <= 150 ns: met (126 ns; peer-go 468 ns). The inline path
 //     is one 144-byte allocation (the Deferred, about a third of the time)
 //     and five atomic read-modify-writes: the attach CAS, the LIFO-slot
 //     swap, the claim, the finish CAS and the parent's release.
 //   - CancelFanout <= 100 ns per child: not met, and below what Go allows:
-//     0.80, 1.60 and 1.56 us per child at 1k, 10k and 100k: linear from
-//     10k on; from 1k to 10k the cost per child doubles, as peer-context's
-//     does (372 -> 667 ns), likely because the parked goroutines' stacks
-//     no longer fit in the caches. The 100k case takes ~0.16 s and ~4.5 MB
-//     per op. A parked task is a goroutine blocked on its own kc.Parker,
+//     0.79, 1.58 and 1.43 us per child at 1k, 10k and 100k: linear from
+//     10k on; from 1k to 10k the cost per child doubles (peer-context's
+//     grows too, 586 -> 666 ns, and doubled in an earlier run), likely
+//     because the parked goroutines' stacks no longer fit in the caches.
+//     The 100k case takes ~0.14 s and ~4.5 MB per op. A parked task is a goroutine blocked on its own kc.Parker,
 //     so a cancelled child costs a wake-up, a run to the end of its body
 //     (which stops its Sleep timer and ends its job) and a goroutine exit.
 //     Two benchmarks in
@@ -182,7 +188,7 @@
 //     with no queue and no contention, costs 160-230 ns per child at 1k
 //     and 220-350 at 10k, because each parked stack is cold by then.
 //     peer-context, where one channel close wakes every goroutine, costs
-//     372 ns in this run. Coroutine parking would also need to know which
+//     586 ns in this run. Coroutine parking would also need to know which
 //     coroutine the parking goroutine is, and Go has no goroutine
 //     identity: a Park reached through the wrong job (a body that awaits
 //     with its parent's *Job, say) would yield the wrong coroutine. What
