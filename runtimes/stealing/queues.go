@@ -47,18 +47,20 @@ const (
 // (see put for why no wake-up is lost; amd64 does not reorder stores, so a
 // thief that loads the new tail sees the slot stored before it). And slot
 // stores are plain: the owner writes a slot only past tail, where no taker
-// reads, and publishes it with the tail store that follows, so outside the race detector it writes with a plain store
-// (setSlot), which unlike an atomic store does not wait for the slot's cache
-// line to come back from a thief that read it. The one read it can overlap
-// is a thief's read of a slot it is about to lose: the owner reuses slot i
-// only once head has passed i, so the thief's CAS on the old head fails and
-// it drops what it read. Go's memory model gives such a racy read of a word
-// some value written to it, never a torn one. Under the race detector, which
-// would report that read, setSlot is an atomic store.
+// reads, and publishes it with the tail store that follows, so outside the
+// race detector it writes with a plain store (setSlot), which unlike an
+// atomic store does not wait for the slot's cache line to come back from a
+// thief that read it. The one read it can overlap is a thief's read of a slot
+// it is about to lose: the owner reuses slot i only once head has passed i,
+// so the thief's CAS on the old head fails and it drops what it read. Go's
+// memory model gives such a racy read of a word some value written to it,
+// never a torn one. Under the race detector, which would report that read,
+// setSlot is an atomic store.
 //
-// The zero ring is empty and ready to use. Cost: push one plain and one
-// atomic store, pop one CAS, stealing half of n tasks n loads, n plain
-// stores and one CAS.
+// The zero ring is empty and ready to use. Cost: put one swap and two
+// plain stores (on amd64; elsewhere the tail store is atomic), pushBack one
+// plain and one atomic store, pop one CAS, stealing half of n tasks n
+// loads, n plain stores and one CAS.
 type ring struct {
 	head atomic.Uint32 // index of the oldest entry; advanced by CAS (owner pop, thieves)
 	tail atomic.Uint32 // one past the newest entry; stored only by the owner

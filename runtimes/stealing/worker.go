@@ -44,14 +44,14 @@ type worker struct {
 }
 
 // wake starts or wakes a spinning worker if no worker is spinning and fewer
-// than the target are running (Go's wakep). Called after publishing work.
-// The checks are a Dekker pair with a worker going idle: the publisher
-// stores the work and then loads the counters; the worker decrements the
-// counters and then loads the queues (seq-cst both), so at least one of them
-// sees the other. Spawn's store is the swap of its P's LIFO slot (see
-// ring.put for the task the swap displaces to the FIFO). A spinner that finds work and was the last one calls wake
-// again, so a burst of spawns that skipped waking (because it saw a spinner)
-// still ramps the workers up one by one.
+// than the target are running (Go's wakep). Called after publishing work. The
+// checks are a Dekker pair with a worker going idle: the publisher stores the
+// work and then loads the counters; the worker decrements the counters and
+// then loads the queues (seq-cst both), so at least one of them sees the
+// other. Spawn's store is the swap of its P's LIFO slot (see ring.put for the
+// task the swap displaces to the FIFO). A spinner that finds work and was the
+// last one calls wake again, so a burst of spawns that skipped waking
+// (because it saw a spinner) still ramps the workers up one by one.
 func (e *Executor) wake() {
 	if e.mon.asleep.Load() {
 		e.mon.wake()
