@@ -56,13 +56,8 @@ func (e *Executor) wake() {
 	if e.mon.asleep.Load() {
 		e.mon.wake()
 	}
-	// running first: it changes only when a worker goes idle or is woken,
-	// while spinning changes each time a worker runs out of local work, so
-	// in a steady stream of spawns (every slot taken) the check stays on a
-	// line the spawner already has. Both are loaded after the publication,
-	// which is all the Dekker pair asks of their order.
 	s := &e.sched
-	if s.running.Load() >= e.limit() || s.spinning.Load() != 0 {
+	if s.spinning.Load() != 0 || s.running.Load() >= e.limit() {
 		return
 	}
 	if !s.spinning.CompareAndSwap(0, 1) {
