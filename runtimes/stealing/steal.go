@@ -88,18 +88,15 @@ func (e *Executor) stealNext(w *worker) *kc.Task {
 }
 
 // stopSpinning ends the worker's spin, if it was spinning. If it was the last
-// spinner, a worker slot is free and work is left, it wakes another worker:
-// spawners that saw it spinning did not (Go's resetspinning). The slot check
-// comes before the scan of the rings, which would otherwise read every
-// ring's LIFO line (and pull it away from its spawner) each time a worker
-// finds work while all slots are taken, as in a steady stream of spawns.
+// spinner and work is left, it wakes another worker: spawners that saw it
+// spinning did not (Go's resetspinning).
 func (e *Executor) stopSpinning(w *worker) {
 	w.state = wsRunning
 	if !w.spinning {
 		return
 	}
 	w.spinning = false
-	if e.sched.spinning.Add(-1) == 0 && e.sched.running.Load() < e.limit() && e.anyWork() {
+	if e.sched.spinning.Add(-1) == 0 && e.anyWork() {
 		e.wake()
 	}
 }
