@@ -1,5 +1,7 @@
 package stealing
 
+import "fmt"
+
 // State is a snapshot of the executor's counters, for tests.
 type State struct {
 	Running, Spinning, Extra, Idle, Debt int32
@@ -19,4 +21,20 @@ func Snapshot(e *Executor) State {
 		s.Debt += e.debt[i].n.Load()
 	}
 	return s
+}
+
+// DumpRings describes every ring (head, tail, the LIFO slot and whether
+// its task is finished) and the injector, for a failing test's message.
+func DumpRings(e *Executor) string {
+	s := ""
+	for i := range e.rings {
+		r := &e.rings[i]
+		t := r.next.Load()
+		s += fmt.Sprintf("ring %d: head %d tail %d next %p", i, r.head.Load(), r.tail.Load(), t)
+		if t != nil {
+			s += fmt.Sprintf(" (finished %v)", t.Finished())
+		}
+		s += "\n"
+	}
+	return s + fmt.Sprintf("injector: %d\n", e.inj.n.Load())
 }
