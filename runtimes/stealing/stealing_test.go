@@ -19,11 +19,19 @@ import (
 
 func newRuntime(t *testing.T, opts ...stealing.Option) *kc.Runtime {
 	t.Helper()
+	_, rt := newExecutorRuntime(t, opts...)
+	return rt
+}
+
+// newExecutorRuntime is newRuntime for a test that also inspects the
+// executor (Snapshot, DumpRings).
+func newExecutorRuntime(t *testing.T, opts ...stealing.Option) (*stealing.Executor, *kc.Runtime) {
+	t.Helper()
 	ex, err := stealing.New(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return kc.New(ex)
+	return ex, kc.New(ex)
 }
 
 func TestBadInput(t *testing.T) {
@@ -151,11 +159,7 @@ func TestWakeWithoutBackstop(t *testing.T) {
 		t.Skip("set KCBENCH_STRESS=1: a known rare lost wake-up without the monitor (issue 3)")
 	}
 	testutil.NoLeak(t)
-	ex, err := stealing.New(stealing.Workers(2), stealing.MaxExtra(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := kc.New(ex)
+	ex, rt := newExecutorRuntime(t, stealing.Workers(2), stealing.MaxExtra(0))
 	defer rt.Close()
 	testutil.Watchdog(t, 20*time.Second, func() {
 		err := rt.Run(context.Background(), func(j *kc.Job) error {
@@ -297,11 +301,7 @@ func TestFIFONotStarved(t *testing.T) {
 // burns no CPU while idle.
 func TestIdleSettles(t *testing.T) {
 	testutil.NoLeak(t)
-	ex, err := stealing.New(stealing.Workers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := kc.New(ex)
+	ex, rt := newExecutorRuntime(t, stealing.Workers(1))
 	defer rt.Close()
 	testutil.Watchdog(t, 20*time.Second, func() {
 		err := rt.Run(context.Background(), func(j *kc.Job) error {
