@@ -131,7 +131,8 @@ func (*Executor) Name() string { return "stealing" }
 // Spawn queues t on the ring of the caller's P: into the LIFO slot, the
 // previous occupant moving to the FIFO (or being dropped if an await already
 // ran it). It wakes a worker if none is spinning and fewer than the target
-// are running. Cost: a pin, a swap, two plain stores and a few loads.
+// are running. Cost: a pin, a swap, two stores (plain on amd64) and a few
+// loads.
 func (e *Executor) Spawn(t *kc.Task) {
 	if t == nil {
 		panic("stealing: Spawn(nil)")

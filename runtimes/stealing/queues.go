@@ -105,31 +105,32 @@ type ring struct {
 // This is the Go runtime's runqput and wakep: a CAS on runnext, a StoreRel
 // of runqtail, then a load of nmspinning.
 func (r *ring) put(t *kc.Task) *kc.Task {
-	old := r.next.Swap(t)
-	if old == nil || stale(old) {
-		return nil
-	}
-	h := r.head.Load()
-	tl := r.tail.Load()
-	if tl-h >= ringSize {
+	if old := r.next.Swap(t); old != nil && !stale(old) && !r.push(old, true) {
 		return old
 	}
-	r.setSlot(tl, old)
-	r.setTail(tl + 1) // publishes the slot to thieves
 	return nil
 }
 
 // pushBack appends t to the FIFO; false if it is full. Owner only. Unlike
 // put, it publishes with an atomic store, which is the publisher's half of
 // the Dekker pair with a worker going idle.
-func (r *ring) pushBack(t *kc.Task) bool {
+func (r *ring) pushBack(t *kc.Task) bool { return r.push(t, false) }
+
+// push appends t to the FIFO; false if it is full. Owner only. It publishes
+// the slot with setTail if afterSwap (only put, right after its swap of
+// next, may ask for that), else with atomic.Store.
+func (r *ring) push(t *kc.Task, afterSwap bool) bool {
 	h := r.head.Load()
 	tl := r.tail.Load()
 	if tl-h >= ringSize {
 		return false
 	}
 	r.setSlot(tl, t)
-	r.tail.Store(tl + 1) // publishes the slot to thieves
+	if afterSwap {
+		r.setTail(tl + 1) // publishes the slot to thieves
+	} else {
+		r.tail.Store(tl + 1) // publishes the slot to thieves
+	}
 	return true
 }
 
@@ -165,7 +166,8 @@ func (r *ring) setSlot(i uint32, t *kc.Task) {
 // like the Go runtime's atomic.StoreRel; atomic.Store would be an XCHG,
 // which waits for the store buffer to drain. Elsewhere, and under the race
 // detector, it is atomic.Store (on arm64 a store-release, which already
-// does not wait). Owner only; only put may use it (see there).
+// does not wait). Owner only; only put may use it, through push (see
+// put).
 func (r *ring) setTail(v uint32) {
 	if raceEnabled || runtime.GOARCH != "amd64" {
 		r.tail.Store(v)

@@ -142,10 +142,12 @@ func TestNoLostWakeup(t *testing.T) {
 // with runtime.Gosched, which the executor cannot see) needs Spawn's wake:
 // with MaxExtra(0) the monitor cannot add a worker, so if a Spawn missed
 // the idle worker, the round would not finish until the spawner gave up
-// (a generous 10 s; then its worker runs them). Each round starts with the
-// other worker idle, and spawns one to four tasks, so it covers both the
-// LIFO slot alone and tasks it displaces to the FIFO (put's plain tail
-// store). Without the wake in Spawn it fails in the first round.
+// (a generous 10 s; then its worker runs them). Each round spawns one to
+// four tasks, so it covers both the LIFO slot alone and tasks it displaces
+// to the FIFO (put's plain tail store), and finds the other worker running,
+// spinning or idle, as it happens; every 300th round sleeps first, so that
+// it surely is idle. Without the wake in Spawn the test fails at once: not
+// even the root job starts, and the watchdog reports it.
 //
 // It runs only with KCBENCH_STRESS=1. Run with the package's other tests
 // under -race (GOMAXPROCS=2), it failed three times in about 400 runs: a
