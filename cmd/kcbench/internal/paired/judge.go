@@ -115,10 +115,12 @@ func (v Verdict) Failing() bool { return v >= Regressed }
 type Judged struct {
 	Row Row
 	// Est is the row's estimate; its MDE is at the strictest Holm
-	// level, Alpha over the number of judged rows. A TooFew or Invalid
+	// level, Alpha over the size of the Holm family (the judged rows
+	// less those whose pairs are all equal, which can never reject). A TooFew or Invalid
 	// row has the Estimate unjudged: N 0, P 1, Hi, SE and MDE +Inf.
 	Est Estimate
-	// AdjP is the Holm-adjusted p-value (1 for rows not judged).
+	// AdjP is the Holm-adjusted p-value (1 for rows not judged and for
+	// rows whose pairs are all equal).
 	AdjP float64
 	// Detectable is the smallest worsening this row's Regressed verdict
 	// catches with probability Power: Est.Detectable at the strictest
@@ -131,7 +133,9 @@ type Judged struct {
 
 // Judge analyses every row at opts.Confidence, corrects the p-values of
 // the rows it could analyse with Holm's step-down procedure at
-// family-wise rate opts.Alpha, and gives each row its Verdict:
+// family-wise rate opts.Alpha (leaving out, by Tarone's rule, the rows
+// whose pairs are all equal: they cannot reject, so counting them would
+// only make the rest stricter), and gives each row its Verdict:
 // Regressed when the adjusted p-value is at most Alpha and the point
 // estimate is worse than MaxRegress (B/A - 1 > MaxRegress for costs,
 // A/B - 1 > MaxRegress for rates), Improved symmetrically, OK otherwise.
@@ -173,12 +177,30 @@ func Judge(rows []Row, opts Options) []Judged {
 			out[i].Verdict, out[i].Err = Invalid, err
 		}
 	}
-	ps := make([]float64, len(judged))
+	// Tarone's rule: a row whose pairs are all equal (B/op and allocs/op
+	// of unchanged code, typically) has the sign-flip distribution of a
+	// single point, its smallest attainable p-value is 1, and it can
+	// never be rejected; leaving it out of the Holm family keeps the
+	// family-wise rate and spares the rows that vary a stricter level.
+	var family []int // indexes into judged of the rows in the Holm family
 	for k, i := range judged {
-		ps[k] = out[i].Est.P
+		if !allEqual(rows[i].Pairs) {
+			family = append(family, k)
+		}
 	}
-	adj := Holm(ps)
-	rowAlpha := opts.Alpha / float64(max(1, len(judged)))
+	ps := make([]float64, len(family))
+	for f, k := range family {
+		ps[f] = out[judged[k]].Est.P
+	}
+	adjFamily := Holm(ps)
+	adj := make([]float64, len(judged))
+	for k := range adj {
+		adj[k] = 1
+	}
+	for f, k := range family {
+		adj[k] = adjFamily[f]
+	}
+	rowAlpha := opts.Alpha / float64(max(1, len(family)))
 	for k, i := range judged {
 		j := &out[i]
 		j.AdjP = adj[k]

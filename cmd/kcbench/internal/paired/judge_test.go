@@ -63,7 +63,8 @@ func TestJudgeVerdicts(t *testing.T) {
 	if j := Judge(rows[3:4], Options{MaxRegress: 0})[0]; j.Verdict != Regressed {
 		t.Errorf("slightly-slower, max regress 0: %v; want regressed", j.Verdict)
 	}
-	// Holm over the 7 judged rows: the strictest level is 0.05/7.
+	// Holm over the 6 judged rows that vary (zero-allocs cannot
+	// reject and is left out): the strictest level is 0.05/6.
 	for _, j := range got {
 		if j.Verdict == TooFew || j.Verdict == Invalid {
 			if j.AdjP != 1 || !math.IsInf(j.Detectable, 1) {
@@ -71,12 +72,31 @@ func TestJudgeVerdicts(t *testing.T) {
 			}
 			continue
 		}
-		if want := mde(j.Est.SE, j.Est.N, 0.05/7, 0); j.Est.MDE != want {
-			t.Errorf("%s: MDE %v; want %v (at 0.05/7)", j.Row.Name, j.Est.MDE, want)
+		if want := mde(j.Est.SE, j.Est.N, 0.05/6, 0); j.Est.MDE != want {
+			t.Errorf("%s: MDE %v; want %v (at 0.05/6)", j.Row.Name, j.Est.MDE, want)
 		}
 		if j.Detectable < 0.05 || j.Detectable < j.Est.MDE {
 			t.Errorf("%s: detectable %v below max regress or MDE %v", j.Row.Name, j.Detectable, j.Est.MDE)
 		}
+	}
+}
+
+// TestJudgeTarone checks that rows that cannot reject do not make the
+// others stricter: one varying row among 100 all-equal ones is judged as
+// if alone.
+func TestJudgeTarone(t *testing.T) {
+	rows := []Row{{Name: "x", Pairs: slower(8, 1.10)}}
+	alone := Judge(rows, DefaultOptions)[0]
+	for range 100 {
+		rows = append(rows, Row{Name: "allocs", Pairs: slices.Repeat([]Pair{{3, 3}}, 8)})
+	}
+	j := Judge(rows, DefaultOptions)
+	if j[0].AdjP != alone.AdjP || j[0].Verdict != Regressed || j[0].Est.MDE != alone.Est.MDE {
+		t.Errorf("among 100 constant rows: adj p %v, %v, MDE %v; alone: %v, %v, MDE %v",
+			j[0].AdjP, j[0].Verdict, j[0].Est.MDE, alone.AdjP, alone.Verdict, alone.Est.MDE)
+	}
+	if j[1].AdjP != 1 || j[1].Verdict != OK {
+		t.Errorf("constant row: adj p %v, %v; want 1, ok", j[1].AdjP, j[1].Verdict)
 	}
 }
 
