@@ -63,8 +63,9 @@ type Estimate struct {
 // multiple rows). It returns an error matching ErrTooFew for fewer than
 // MinPairs pairs, ErrNonPositive for a value that is not positive and
 // finite, and ErrLevel for conf or rowAlpha outside (0, 1). Cost: sorting
-// the n log ratios and O(n) per probe of a few hundred to select the
-// Walsh averages; no allocation beyond two slices of n.
+// the n log ratios, then at most 64 passes over them for each of the four
+// Walsh averages it selects. It allocates the log ratios and, up to 50
+// pairs, the exact null distribution (n(n+1)/2 values).
 func Analyze(pairs []Pair, conf, rowAlpha float64) (Estimate, error) {
 	if !(conf > 0 && conf < 1) {
 		return Estimate{}, fmt.Errorf("confidence %v: %w", conf, ErrLevel)

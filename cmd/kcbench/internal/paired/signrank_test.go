@@ -101,3 +101,15 @@ func TestWalshKth(t *testing.T) {
 		}
 	}
 }
+
+func TestOrderedBits(t *testing.T) {
+	xs := []float64{-math.MaxFloat64, -1, -math.SmallestNonzeroFloat64, math.Copysign(0, -1), 0, math.SmallestNonzeroFloat64, 1e-300, 1, math.MaxFloat64}
+	for i, x := range xs {
+		if got := fromOrderedBits(orderedBits(x)); got != x || math.Signbit(got) != math.Signbit(x) {
+			t.Errorf("round trip of %v: %v", x, got)
+		}
+		if i > 0 && orderedBits(xs[i-1]) >= orderedBits(x) {
+			t.Errorf("orderedBits(%v) >= orderedBits(%v)", xs[i-1], x)
+		}
+	}
+}

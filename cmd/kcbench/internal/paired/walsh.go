@@ -9,7 +9,7 @@ import "math"
 // statistic in O(n) per probe: count(x), the number of Walsh averages at
 // most x, takes one two-pointer pass over the sorted d, and a bisection
 // over the float64 values between the smallest and the largest average
-// ends on the exact k-th average in at most a few hundred probes.
+// ends on the exact k-th average in at most 64 probes.
 
 // walsh returns the Walsh average of a and b as walshCount and walshKth
 // compute it: fl(fl(a+b)/2), non-decreasing in each argument.
@@ -41,23 +41,40 @@ func walshKth(sorted []float64, k int) float64 {
 	if walshCount(sorted, lo) >= k {
 		return lo
 	}
-	// Invariant: count(lo) < k <= count(hi). The midpoint of two
-	// adjacent float64 values is one of them, which ends the loop with
-	// hi the smallest value v with count(v) >= k: the k-th average.
-	for {
-		mid := lo + (hi-lo)/2
-		if mid <= lo || mid >= hi {
-			mid = math.Nextafter(lo, hi)
-			if mid >= hi {
-				return hi
-			}
-		}
-		if walshCount(sorted, mid) >= k {
-			hi = mid
+	// Invariant: count(lo) < k <= count(hi). The bisection runs over
+	// the float64 values in their order (orderedBits), so it halves the
+	// number of values left each probe and ends, after at most 64
+	// probes, with lo and hi adjacent: hi is then the smallest value v
+	// with count(v) >= k, the k-th average.
+	klo, khi := orderedBits(lo), orderedBits(hi)
+	for khi-klo > 1 {
+		mid := klo + (khi-klo)/2
+		if walshCount(sorted, fromOrderedBits(mid)) >= k {
+			khi = mid
 		} else {
-			lo = mid
+			klo = mid
 		}
 	}
+	return fromOrderedBits(khi)
+}
+
+// orderedBits maps a float64 (not NaN) to a uint64 in the same order:
+// the sign bit set for positive values, every bit flipped for negative
+// ones. -0 and +0 map to adjacent keys.
+func orderedBits(x float64) uint64 {
+	u := math.Float64bits(x)
+	if u>>63 == 1 {
+		return ^u
+	}
+	return u | 1<<63
+}
+
+// fromOrderedBits is the inverse of orderedBits.
+func fromOrderedBits(u uint64) float64 {
+	if u>>63 == 1 {
+		return math.Float64frombits(u &^ (1 << 63))
+	}
+	return math.Float64frombits(^u)
 }
 
 // walshMedian returns the median of the Walsh averages of sorted: the
