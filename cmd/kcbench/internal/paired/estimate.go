@@ -64,8 +64,9 @@ type Estimate struct {
 // MinPairs pairs, ErrNonPositive for a value that is not positive and
 // finite, and ErrLevel for conf or rowAlpha outside (0, 1). Cost: sorting
 // the n log ratios, then at most 64 passes over them for each of the four
-// Walsh averages it selects. It allocates the log ratios and, up to 50
-// pairs, the exact null distribution (n(n+1)/2 values).
+// Walsh averages it selects. It allocates the log ratios (and, the first
+// time a number of pairs up to 50 is seen, that size's exact null
+// distribution, kept for later calls). Safe for concurrent use.
 func Analyze(pairs []Pair, conf, rowAlpha float64) (Estimate, error) {
 	if !(conf > 0 && conf < 1) {
 		return Estimate{}, fmt.Errorf("confidence %v: %w", conf, ErrLevel)

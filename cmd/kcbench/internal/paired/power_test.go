@@ -154,3 +154,42 @@ func TestUnpairedMDEPower(t *testing.T) {
 		}
 	}
 }
+
+// TestFalseAlarms checks the family-wise false-alarm rate of Judge on
+// A/A runs (six rows of 30 pairs, every noise) and the coverage of the
+// 95% interval.
+func TestFalseAlarms(t *testing.T) {
+	const runs = 600
+	r := rand.New(rand.NewPCG(9, 10))
+	opts := Options{Alpha: 0.05, MaxRegress: 0, Confidence: 0.95}
+	for _, nz := range noises {
+		alarms, covered, intervals := 0, 0, 0
+		for range runs {
+			rows := make([]Row, 6)
+			for i := range rows {
+				rows[i] = Row{Name: "r", Pairs: pairsWith(r, nz, 30, 0)}
+			}
+			any := false
+			for _, j := range Judge(rows, opts) {
+				any = any || j.Verdict == Regressed || j.Verdict == Improved
+				intervals++
+				if j.Est.Lo <= 1 && 1 <= j.Est.Hi {
+					covered++
+				}
+			}
+			if any {
+				alarms++
+			}
+		}
+		rate, cover := float64(alarms)/runs, float64(covered)/float64(intervals)
+		t.Logf("%s: family-wise false alarms %.4f, coverage %.4f", nz.name, rate, cover)
+		// 600 runs: binomial deviation 0.0089 at 0.05; three of them.
+		if rate > 0.05+0.027 {
+			t.Errorf("%s: family-wise false-alarm rate %.4f; want at most 0.05", nz.name, rate)
+		}
+		// The exact interval is conservative: coverage at least 95%.
+		if cover < 0.94 || cover > 0.975 {
+			t.Errorf("%s: coverage of the 95%% interval %.4f", nz.name, cover)
+		}
+	}
+}

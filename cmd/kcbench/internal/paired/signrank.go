@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/aclements/go-moremath/stats"
 )
@@ -14,11 +15,28 @@ import (
 // additions, about 64k at the limit.
 const exactLimit = 50
 
+// cdfs caches signRankCDF for n up to exactLimit: each entry is computed
+// once, by the first caller (sync.Once), and only read afterwards, so any
+// goroutine may use it (about 180 KB when all are filled).
+var cdfs [exactLimit + 1]struct {
+	once sync.Once
+	cdf  []float64
+}
+
 // signRankCDF returns the exact null distribution of the signed-rank
-// statistic T+ for n pairs without ties: cdf[t] = P(T+ <= t), for t from
-// 0 to n(n+1)/2. T+ is the sum of a random subset of the ranks 1..n, each
-// subset having probability 2^-n.
+// statistic T+ for n pairs without ties (0 <= n <= exactLimit):
+// cdf[t] = P(T+ <= t), for t from 0 to n(n+1)/2. T+ is the sum of a
+// random subset of the ranks 1..n, each subset having probability 2^-n.
+// The result is shared: callers must not modify it.
 func signRankCDF(n int) []float64 {
+	c := &cdfs[n]
+	c.once.Do(func() { c.cdf = computeSignRankCDF(n) })
+	return c.cdf
+}
+
+// computeSignRankCDF computes signRankCDF(n) by counting the subsets of
+// each sum, one rank at a time.
+func computeSignRankCDF(n int) []float64 {
 	m := n * (n + 1) / 2
 	counts := make([]float64, m+1)
 	counts[0] = 1
