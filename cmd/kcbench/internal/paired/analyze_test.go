@@ -3,6 +3,7 @@ package paired
 import (
 	"errors"
 	"math"
+	"sync"
 	"testing"
 )
 
@@ -115,4 +116,25 @@ func TestUnpairedMDEEdges(t *testing.T) {
 	if m := UnpairedMDE(a, a, 0.05); !(m > 0 && m < 1) {
 		t.Errorf("6 against 6: MDE %v; want in (0, 1)", m)
 	}
+}
+
+// TestAnalyzeConcurrent runs Analyze from several goroutines at once
+// (the exact distributions are cached on first use), for the race
+// detector, and checks they all agree.
+func TestAnalyzeConcurrent(t *testing.T) {
+	want := make([]Estimate, 40)
+	for n := MinPairs; n < len(want); n++ {
+		want[n], _ = Analyze(slower(n, 1.05), 0.95, 0.05)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for n := MinPairs + g; n < len(want); n++ {
+				if got, err := Analyze(slower(n, 1.05), 0.95, 0.05); err != nil || got != want[n] {
+					t.Errorf("n=%d: %+v, %v; want %+v", n, got, err, want[n])
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -51,6 +51,7 @@ func pairsWith(r *rand.Rand, nz noise, n int, shift float64) []Pair {
 // slowdown of the median MDE of null runs is detected (p <= rowAlpha,
 // Ratio > 1) in about Power of fresh runs of the same size and noise.
 func TestMDEPower(t *testing.T) {
+	skipUnderRace(t)
 	const (
 		nullRuns = 200
 		runs     = 1000
@@ -94,6 +95,7 @@ func TestMDEPower(t *testing.T) {
 // above the test's own MDE, a slowdown of Detectable gives a Regressed
 // verdict in about Power of runs.
 func TestDetectablePower(t *testing.T) {
+	skipUnderRace(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	nz := noises[0]
 	opts := Options{Alpha: 0.05, MaxRegress: 0.05, Confidence: 0.95}
@@ -119,6 +121,7 @@ func TestDetectablePower(t *testing.T) {
 // Mann-Whitney U test (go-moremath's, as the stored-baseline gate uses
 // through benchmath) on two independent samples of normal noise.
 func TestUnpairedMDEPower(t *testing.T) {
+	skipUnderRace(t)
 	const rowAlpha = 0.01
 	r := rand.New(rand.NewPCG(5, 6))
 	sample := func(n int, shift float64) []float64 {
@@ -159,6 +162,7 @@ func TestUnpairedMDEPower(t *testing.T) {
 // A/A runs (six rows of 30 pairs, every noise) and the coverage of the
 // 95% interval.
 func TestFalseAlarms(t *testing.T) {
+	skipUnderRace(t)
 	const runs = 600
 	r := rand.New(rand.NewPCG(9, 10))
 	opts := Options{Alpha: 0.05, MaxRegress: 0, Confidence: 0.95}
@@ -191,5 +195,14 @@ func TestFalseAlarms(t *testing.T) {
 		if cover < 0.94 || cover > 0.975 {
 			t.Errorf("%s: coverage of the 95%% interval %.4f", nz.name, cover)
 		}
+	}
+}
+
+// skipUnderRace skips a simulation under the race detector (see
+// raceEnabled).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("a deterministic single-goroutine simulation; run without -race")
 	}
 }
