@@ -195,9 +195,9 @@ func guard(c Case, newRuntime func() (*kc.Runtime, error), phase *atomic.Int32) 
 // stress and shutdown. The slice is new on each call; callers may filter it.
 func Cases() []Case {
 	var all []Case
-	for _, group := range [][]Case{matrixCases(), nurseryCases(), shieldCases(), leaseCases(),
-		scopeCases(), contextCases(), jobCases(), observeCases(), chanCases(), selectCases(), actorCases(),
-		stressCases(), shutdownCases()} {
+	for _, group := range [][]Case{matrixCases(), nurseryCases(), nurseryCancelCases(), shieldCases(), leaseCases(),
+		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), chanCases(), selectCases(), actorCases(),
+		actorCancelCases(), stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
 	return all
