@@ -84,6 +84,8 @@ func TestBrokenCore(t *testing.T) {
 		{"TimeoutOverridesFailure", faults.TimeoutOverridesFailure, []string{"ExplicitCauseOverTimeout", "FailureBeforeTimeout"}},
 		{"SelectLeavesLosingNodes", faults.SelectNoCleanup, []string{"SelectWakeAndCleanup"}},
 		{"CancelledChanWaitStaysQueued", faults.ChanCancelNoDequeue, []string{"ChanCancelBlockedRecv"}},
+		{"CancelledNurseryWaitsForClose", faults.CancelledNurseryWaitsForClose, []string{"NurseryCancelledEndsWithoutClose"}},
+		{"WaitOnAncestorHangs", faults.NoWaitCycleCheck, []string{"WaitOnSelfOrAncestor"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -42,6 +42,14 @@ const (
 	// ChanCancelNoDequeue: a channel operation woken by cancellation leaves
 	// its wait node on the channel's queue.
 	ChanCancelNoDequeue
+	// CancelledNurseryWaitsForClose: a cancelled nursery from Open stays
+	// Cancelling until Close, AwaitAll or its parent's body ends it, even
+	// once its children are done.
+	CancelledNurseryWaitsForClose
+	// NoWaitCycleCheck: a Join, Await or AwaitAll by the target itself or
+	// by a descendant of it waits (forever) instead of returning
+	// ErrWaitCycle.
+	NoWaitCycleCheck
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import
