@@ -86,6 +86,7 @@ func TestBrokenCore(t *testing.T) {
 		{"CancelledChanWaitStaysQueued", faults.ChanCancelNoDequeue, []string{"ChanCancelBlockedRecv"}},
 		{"CancelledNurseryWaitsForClose", faults.CancelledNurseryWaitsForClose, []string{"NurseryCancelledEndsWithoutClose"}},
 		{"WaitOnAncestorHangs", faults.NoWaitCycleCheck, []string{"WaitOnSelfOrAncestor"}},
+		{"RunIgnoresDoneContext", faults.RunIgnoresDoneContext, []string{"RunCancelledContext"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -50,6 +50,10 @@ const (
 	// by a descendant of it waits (forever) instead of returning
 	// ErrWaitCycle.
 	NoWaitCycleCheck
+	// RunIgnoresDoneContext: Run with a context that is already done leaves
+	// its cancellation to context.AfterFunc's goroutine, which may come
+	// after the body ran and returned nil.
+	RunIgnoresDoneContext
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import
