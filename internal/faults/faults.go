@@ -54,6 +54,10 @@ const (
 	// its cancellation to context.AfterFunc's goroutine, which may come
 	// after the body ran and returned nil.
 	RunIgnoresDoneContext
+	// CancelledProducerSkipsBody: an actor or producer cancelled before its
+	// body starts skips the body, which would have closed its channel, so
+	// its senders or receivers wait forever.
+	CancelledProducerSkipsBody
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import
