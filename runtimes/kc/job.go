@@ -27,12 +27,12 @@ type bodyRunner interface{ runBody(j *Job) error }
 type jobFlags uint32
 
 const (
-	flagDetached   jobFlags = 1 << iota // not in the parent's child list
-	flagSupervisor                      // ignores child failures
-	flagScope                           // Scope/SupervisorScope/WithTimeout: the caller gets the failure; the parent does not
-	flagOpen                            // made by Open: no body, Close ends it
-	flagDeadline                        // x.deadline is set (immutable)
-	flagRunCancelled                    // the body runs even if the job is cancelled before it starts (actors, producers)
+	flagDetached     jobFlags = 1 << iota // not in the parent's child list
+	flagSupervisor                        // ignores child failures
+	flagScope                             // Scope/SupervisorScope/WithTimeout: the caller gets the failure; the parent does not
+	flagOpen                              // made by Open: no body, Close ends it
+	flagDeadline                          // x.deadline is set (immutable)
+	flagRunCancelled                      // the body runs even if the job is cancelled before it starts (actors, producers)
 )
 
 // Job is a node of the job tree (see the package doc for its state machine).
