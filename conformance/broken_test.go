@@ -87,6 +87,7 @@ func TestBrokenCore(t *testing.T) {
 		{"CancelledNurseryWaitsForClose", faults.CancelledNurseryWaitsForClose, []string{"NurseryCancelledEndsWithoutClose"}},
 		{"WaitOnAncestorHangs", faults.NoWaitCycleCheck, []string{"WaitOnSelfOrAncestor"}},
 		{"RunIgnoresDoneContext", faults.RunIgnoresDoneContext, []string{"RunCancelledContext"}},
+		{"DiscardWakesNoGet", faults.PoolGetIgnoresDiscard, []string{"PoolDiscardWakesGet"}},
 		{"CancelledProducerLeavesChannelOpen", faults.CancelledProducerSkipsBody, []string{"ProduceCancelledBeforeStart", "ActorCancelledBeforeStart"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,6 +58,9 @@ const (
 	// body starts skips the body, which would have closed its channel, so
 	// its senders or receivers wait forever.
 	CancelledProducerSkipsBody
+	// PoolGetIgnoresDiscard: a Get that waits on a full pool waits for a
+	// Put only, so a Discard (or a failed create) does not wake it.
+	PoolGetIgnoresDiscard
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import
