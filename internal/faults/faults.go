@@ -61,6 +61,11 @@ const (
 	// PoolGetIgnoresDiscard: a Get that waits on a full pool waits for a
 	// Put only, so a Discard (or a failed create) does not wake it.
 	PoolGetIgnoresDiscard
+	// AwaitCancelHidesOutcome: a pending Join or Await woken by the
+	// waiter's cancellation returns the cancellation even when the target
+	// is terminal by then (a waiter cancelled by the failure of the child it
+	// awaits gets "cancelled: failure" instead of the failure).
+	AwaitCancelHidesOutcome
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import

@@ -142,6 +142,15 @@
 // woken exactly once and no wakeup is lost. Join and Await of an unstarted
 // child of the waiting job run the child inline instead of parking.
 //
+// A wait ends with the waiter's cancellation only if its target is still
+// not terminal then: a target that finished gives its own outcome, also to
+// a waiter cancelled meanwhile (DESIGN "Await"). Since a job is terminal
+// before its failure cancels its parent, and a parent's failure reaches
+// its own parent only when the parent ends, a job that awaits (Join, Await,
+// AwaitAll) a failing descendant and is cancelled by that very failure
+// always gets the failure itself, never "cancelled: failure", whatever
+// the timing.
+//
 // A wait that could never end is refused: Join, Await or AwaitAll whose
 // waiter is the target itself or an attached descendant of it (which the
 // target waits for) returns ErrWaitCycle at once. The check walks up from

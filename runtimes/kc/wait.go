@@ -151,9 +151,22 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 // outside the runtime). A pending j that is w's own unstarted child is run
 // inline on the caller, which saves a park and a wake. It returns w's
 // cancellation error if w is cancelled first, else nil.
+//
+// "First" is decided by j's state when the wait ends, not by which wake
+// came first: if j is terminal by then, join returns nil (the caller
+// reports j's outcome), even though w was cancelled. This is what makes
+// the outcome of awaiting a failing descendant independent of timing: a
+// job publishes its terminal state before its failure cancels its parent
+// (finishLocked, then released), and a parent's failure reaches its own
+// parent only when the parent ends, so a waiter cancelled by the failure
+// of the job it awaits always finds that job terminal, whether it failed
+// before the wait began or while it was pending.
 func (j *Job) join(w *Job) error {
 	if w != nil {
 		if w.IsCancelled() {
+			if j.terminal() {
+				return nil
+			}
 			return w.cancelErr()
 		}
 		if j.parent == w && j.flags&flagDetached == 0 && j.claim() {
@@ -166,7 +179,8 @@ func (j *Job) join(w *Job) error {
 			return ErrWaitCycle
 		}
 	}
-	if j.wait(w, waitTerminal, 0, w != nil) == wakeCancel {
+	if j.wait(w, waitTerminal, 0, w != nil) == wakeCancel &&
+		(!j.terminal() || j.rt.faults&faults.AwaitCancelHidesOutcome != 0) {
 		return w.cancelErr()
 	}
 	return nil
@@ -209,6 +223,9 @@ func (j *Job) result() error {
 // Join waits until j is terminal and returns its Result. The wait is
 // cancellable through w, the waiting job (nil from a plain goroutine): if w
 // is cancelled first, Join returns w's cancellation error and j goes on.
+// If j is terminal when the wait ends, Join returns j's Result even if w
+// was cancelled meanwhile: a job joining a failing descendant gets that
+// failure, not the cancellation the failure causes, whatever the timing.
 // If w is j itself or an attached descendant of j, which j waits for, Join
 // returns ErrWaitCycle at once instead of waiting forever.
 func (j *Job) Join(w *Job) error {
