@@ -87,6 +87,7 @@ func TestBrokenCore(t *testing.T) {
 		{"CancelledNurseryWaitsForClose", faults.CancelledNurseryWaitsForClose, []string{"NurseryCancelledEndsWithoutClose"}},
 		{"WaitOnAncestorHangs", faults.NoWaitCycleCheck, []string{"WaitOnSelfOrAncestor"}},
 		{"RunIgnoresDoneContext", faults.RunIgnoresDoneContext, []string{"RunCancelledContext"}},
+		{"SelectRepeatedCaseQueuedTwice", faults.SelectRepeatAllowed, []string{"SelectRepeatedCase"}},
 		{"AwaitOfFailingChildCancelled", faults.AwaitCancelHidesOutcome, []string{"AwaitFailingChildAnyTiming"}},
 		{"DiscardWakesNoGet", faults.PoolGetIgnoresDiscard, []string{"PoolDiscardWakesGet"}},
 		{"CancelledProducerLeavesChannelOpen", faults.CancelledProducerSkipsBody, []string{"ProduceCancelledBeforeStart", "ActorCancelledBeforeStart"}},

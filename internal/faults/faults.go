@@ -66,6 +66,9 @@ const (
 	// is terminal by then (a waiter cancelled by the failure of the child it
 	// awaits gets "cancelled: failure" instead of the failure).
 	AwaitCancelHidesOutcome
+	// SelectRepeatAllowed: Select takes one case value given twice, and
+	// queues its one wait node twice on the channel.
+	SelectRepeatAllowed
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import
