@@ -123,9 +123,7 @@ func awaitFailingChildAnyTiming(rt *kc.Runtime, p *probe) {
 			if err != nil {
 				return err
 			}
-			if _, err := started.Recv(s); err != nil {
-				return err
-			}
+			started.Recv(s) // cancelled only by d's failure, once d has ended
 			_, err = d.Await(s)
 			return err
 		}},
@@ -136,9 +134,7 @@ func awaitFailingChildAnyTiming(rt *kc.Runtime, p *probe) {
 			if err != nil {
 				return err
 			}
-			if _, err := started.Recv(s); err != nil {
-				return err
-			}
+			started.Recv(s) // cancelled only by c's failure, once c has ended
 			return c.Join(s)
 		}},
 		{"Await of a failing grandchild", func(s *kc.Job, delay time.Duration) error {
@@ -151,6 +147,12 @@ func awaitFailingChildAnyTiming(rt *kc.Runtime, p *probe) {
 				return err
 			}
 			d, err := dch.Recv(s)
+			if err != nil {
+				// s is cancelled only by the failure coming up from the
+				// grandchild, once the middle job, which sent the handle,
+				// has ended.
+				d, err = dch.TryRecv()
+			}
 			if err != nil || d == nil {
 				return fmt.Errorf("handle of the grandchild: got (%v, %v)", d, err)
 			}
