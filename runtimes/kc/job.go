@@ -30,7 +30,7 @@ const (
 	flagDetached     jobFlags = 1 << iota // not in the parent's child list
 	flagSupervisor                        // ignores child failures
 	flagScope                             // Scope/SupervisorScope/WithTimeout: the caller gets the failure; the parent does not
-	flagOpen                              // made by Open: no body, Close ends it
+	flagOpen                              // made by Open: no body; Close or its cancel walk ends it
 	flagDeadline                          // x.deadline is set (immutable)
 	flagRunCancelled                      // the body runs even if the job is cancelled before it starts (actors, producers)
 )
