@@ -64,7 +64,8 @@ func Workers(n int) Option {
 // core's owner thread is pinned to one CPU of the process's affinity mask
 // (core i to the i-th allowed CPU, wrapping), and a thread is unpinned
 // before it is handed back to the Go runtime. New fails with a
-// *PinError if the affinity syscalls are refused.
+// *PinError if the affinity syscalls are refused, or, on an OS other than
+// Linux, with one matching ErrPinningUnsupported.
 func Pinning(on bool) Option {
 	return func(c *config) error { c.pin = on; return nil }
 }
