@@ -2,8 +2,8 @@ package vcore
 
 import (
 	"sync/atomic"
-	_ "unsafe" // for go:linkname
 
+	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -133,18 +133,19 @@ func (r *registry) remove(w *worker) {
 // scan, and another goroutine can lock that thread and register it
 // meanwhile: the scan would then return that goroutine's worker (seen
 // under -race in TestNoLostWakeup: a coreless body released another
-// owner's core). So self stays pinned to its P (procPin: the goroutine
-// neither moves nor yields) from the threadID to the end of the scan. While
-// it runs on the thread, no other goroutine holds the thread locked, and a
-// slot cannot name the thread without being the caller's own: add comes
-// after LockOSThread and remove before UnlockOSThread. The pinned section
-// is a threadID (a raw syscall or a load) and at most hwm loads.
+// owner's core). So self stays pinned to its P (goruntime.ProcPin: the
+// goroutine neither moves nor yields) from the threadID to the end of the
+// scan. While it runs on the thread, no other goroutine holds the thread
+// locked, and a slot cannot name the thread without being the caller's
+// own: add comes after LockOSThread and remove before UnlockOSThread. The
+// pinned section is a threadID (a raw syscall or a load) and at most hwm
+// loads.
 func (r *registry) self() *worker {
 	n := int(r.hwm.Load())
 	if n == 0 {
 		return nil
 	}
-	procPin()
+	goruntime.ProcPin()
 	tid := threadID()
 	var w *worker
 	for i := range n {
@@ -153,16 +154,6 @@ func (r *registry) self() *worker {
 			break
 		}
 	}
-	procUnpin()
+	goruntime.ProcUnpin()
 	return w
 }
-
-// procPin disables preemption of the calling goroutine (it cannot be
-// descheduled or move to another thread) until procUnpin; see the stealing
-// package, which uses the same pair for its per-P rings.
-//
-//go:linkname procPin runtime.procPin
-func procPin() int
-
-//go:linkname procUnpin runtime.procUnpin
-func procUnpin()
