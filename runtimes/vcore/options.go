@@ -119,13 +119,3 @@ func newConfig(opts []Option) (config, error) {
 	c.workers = min(c.workers, MaxWorkers)
 	return c, nil
 }
-
-// Must returns e, or panics with err. It is for New with options that
-// cannot fail (none, Workers or Spin with valid constants), as the
-// registry uses it; pass user input to New and handle the error instead.
-func Must(e *Executor, err error) *Executor {
-	if err != nil {
-		panic(err)
-	}
-	return e
-}
