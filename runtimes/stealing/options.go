@@ -6,20 +6,21 @@ import (
 )
 
 // Option configures New. The zero set of options gives GOMAXPROCS workers
-// and at most 64 + 4 x workers temporary ones.
+// and no cap on temporary ones (see MaxExtra).
 type Option func(*config) error
 
 // config is New's resolved configuration; immutable once New returns.
 type config struct {
 	workers     int  // workers running tasks at once, 1 to MaxWorkers
-	maxExtra    int  // temporary workers the monitor may add, 0 to MaxWorkers
-	maxExtraSet bool // MaxExtra was given; else maxExtra follows workers
+	maxExtra    int  // temporary workers the monitor may add, 0 to maxExtraLimit
+	maxExtraSet bool // MaxExtra was given; else maxExtra is maxExtraLimit
 }
 
-// MaxWorkers bounds Workers and MaxExtra: far below Go's default limit of
-// 10 000 OS threads for the blocked ones, and the range of the monitor's
-// 32-bit counts.
+// MaxWorkers bounds Workers.
 const MaxWorkers = 1 << 16
+
+// maxExtraLimit is MaxExtra's largest value and its default.
+const maxExtraLimit = 1 << 20
 
 // ErrOption is matched (errors.Is) by every error New returns for a bad
 // option.
@@ -51,13 +52,18 @@ func Workers(n int) Option {
 	}
 }
 
-// MaxExtra sets how many temporary workers the monitor may add when tasks
-// block where the runtime cannot see it, 0 to MaxWorkers (default 64 + 4 x
-// workers).
+// MaxExtra caps how many temporary workers the monitor may add when tasks
+// block where the runtime cannot see it, 0 to 1<<20 (the default, in effect
+// no cap: the monitor never adds more workers than there are queued tasks,
+// so N tasks blocked at once on Go channels get N goroutines, as with go
+// statements). A temporary worker costs a goroutine; it retires when the
+// monitor takes its slot back (see monitor). With a cap, a chain of more
+// blocked tasks than workers + cap, each waiting for a later one, never
+// finishes.
 func MaxExtra(n int) Option {
 	return func(c *config) error {
-		if n < 0 || n > MaxWorkers {
-			return &OptionError{"MaxExtra", n, fmt.Sprintf("want 0 to %d", MaxWorkers)}
+		if n < 0 || n > maxExtraLimit {
+			return &OptionError{"MaxExtra", n, fmt.Sprintf("want 0 to %d", maxExtraLimit)}
 		}
 		c.maxExtra, c.maxExtraSet = n, true
 		return nil
@@ -76,7 +82,7 @@ func newConfig(procs int, opts []Option) (config, error) {
 		}
 	}
 	if !c.maxExtraSet {
-		c.maxExtra = 64 + 4*c.workers
+		c.maxExtra = maxExtraLimit
 	}
 	return c, nil
 }

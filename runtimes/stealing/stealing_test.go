@@ -35,7 +35,7 @@ func newExecutorRuntime(t *testing.T, opts ...stealing.Option) (*stealing.Execut
 }
 
 func TestBadInput(t *testing.T) {
-	for _, o := range []stealing.Option{stealing.Workers(0), stealing.Workers(-3), stealing.Workers(1 << 20), stealing.MaxExtra(-1), stealing.MaxExtra(1 << 20), nil} {
+	for _, o := range []stealing.Option{stealing.Workers(0), stealing.Workers(-3), stealing.Workers(1 << 20), stealing.MaxExtra(-1), stealing.MaxExtra(1<<20 + 1), nil} {
 		ex, err := stealing.New(o)
 		var oe *stealing.OptionError
 		if ex != nil || !errors.Is(err, stealing.ErrOption) || !errors.As(err, &oe) {
