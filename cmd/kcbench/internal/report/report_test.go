@@ -15,6 +15,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
+// load reads a results file of cmd/kcbench/testdata.
+func load(t *testing.T, name string) *results.Set {
+	t.Helper()
+	return resultstest.Load(t, name)
+}
+
 func TestGolden(t *testing.T) {
 	for _, tc := range []struct {
 		golden string
@@ -22,13 +28,13 @@ func TestGolden(t *testing.T) {
 	}{
 		{"report.md.golden", Options{Plots: true}},
 		{"report-baseline.md.golden", Options{
-			Baseline: resultstest.Load(t, "baseline.txt"), BaselineName: "baseline.txt",
+			Baseline: load(t, "baseline.txt"), BaselineName: "baseline.txt",
 			Plots: true, PlotDir: "plots", PlotExt: ".png",
 		}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := Render(&b, resultstest.Load(t, "results.txt"), tc.opts); err != nil {
+			if err := Render(&b, load(t, "results.txt"), tc.opts); err != nil {
 				t.Fatal(err)
 			}
 			resultstest.Golden(t, tc.golden, b.String(), *update)
@@ -42,7 +48,7 @@ func TestGolden(t *testing.T) {
 // stretch goal (312ns > 300ns), vcore meets both (284ns).
 func TestTargets(t *testing.T) {
 	var b bytes.Buffer
-	if err := Render(&b, resultstest.Load(t, "results.txt"), Options{}); err != nil {
+	if err := Render(&b, load(t, "results.txt"), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
