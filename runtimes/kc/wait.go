@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
-
-	"github.com/kcbench/kcbench/internal/faults"
 )
 
 // Waiter kinds: what a waiter on a job's list waits for.
@@ -77,7 +75,7 @@ func (j *Job) wakeWaitersLocked(kind uint8) {
 // no longer linked).
 func (j *Job) takeWaitersLocked(kind uint8, buf []*waiter) []*waiter {
 	var skip *waiter
-	if kind == waitTerminal && j.rt.faults&faults.LostJoinWakeup != 0 {
+	if kind == waitTerminal && j.rt.faults.has(faultLostJoinWakeup) {
 		for w := j.waiters; w != nil; w = w.next {
 			skip = w // the oldest waiter: its wake is lost
 		}
@@ -180,7 +178,7 @@ func (j *Job) join(w *Job) error {
 		}
 	}
 	if j.wait(w, waitTerminal, 0, w != nil) == wakeCancel &&
-		(!j.terminal() || j.rt.faults&faults.AwaitCancelHidesOutcome != 0) {
+		(!j.terminal() || j.rt.faults.has(faultAwaitCancelHidesOutcome)) {
 		return w.cancelErr()
 	}
 	return nil
@@ -194,7 +192,7 @@ func (j *Job) join(w *Job) error {
 // park, and never by the common wait for a child (j.parent == w), which the
 // caller skips.
 func (j *Job) awaitedBy(w *Job) bool {
-	if j.rt.faults&faults.NoWaitCycleCheck != 0 {
+	if j.rt.faults.has(faultNoWaitCycleCheck) {
 		return false
 	}
 	for a := w; a != nil; a = a.parent {
