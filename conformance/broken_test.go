@@ -76,7 +76,7 @@ func TestBrokenExecutor(t *testing.T) {
 	}{
 		{"TimersNeverFire", func() kc.Executor { return &deafTimers{Executor: goroutine.New()} },
 			[]string{"TimeoutFiresFirst"}},
-		{"LostUnpark", func() kc.Executor { return &lossyUnpark{Executor: goroutine.New()} },
+		{"LostWake", func() kc.Executor { return &lossyPark{Executor: goroutine.New()} },
 			[]string{"ScopeThreeChildren"}},
 		{"FixedPoolNoCompensation", func() kc.Executor { return newFixedPool(2) },
 			[]string{"ScopeThreeChildren", "ChildFailureCancelsSiblings", "DeepScopes", "JoinChain", "BlockingGoChannel"}},
@@ -114,20 +114,23 @@ func (e *leakyClose) Spawn(t *kc.Task) {
 	e.Executor.Spawn(t)
 }
 
-// lossyUnpark drops every second Unpark: its waiter never wakes.
-type lossyUnpark struct {
+// lossyPark loses every second wake, as a backend whose bookkeeping after
+// the wake drops the woken task would: Park waits for the wake, then
+// blocks forever.
+type lossyPark struct {
 	*goroutine.Executor
 	mu sync.Mutex
 	n  int
 }
 
-func (e *lossyUnpark) Unpark(p *kc.Parker) {
+func (e *lossyPark) Park(p *kc.Parker) {
 	e.mu.Lock()
 	e.n++
-	drop := e.n%2 == 0
+	lose := e.n%2 == 0
 	e.mu.Unlock()
-	if !drop {
-		p.Signal()
+	p.Wait()
+	if lose {
+		select {} // the bug
 	}
 }
 
@@ -175,8 +178,7 @@ func (e *fixedPool) Spawn(t *kc.Task) {
 	e.cond.Signal()
 }
 
-func (*fixedPool) Park(p *kc.Parker)   { p.Wait() }
-func (*fixedPool) Unpark(p *kc.Parker) { p.Signal() }
+func (*fixedPool) Park(p *kc.Parker) { p.Wait() }
 
 func (*fixedPool) AfterFunc(d time.Duration, f func()) kc.Timer { return time.AfterFunc(d, f) }
 

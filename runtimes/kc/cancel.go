@@ -154,7 +154,7 @@ func (j *Job) cancelWalkLocked() {
 	for n := hooks; n != nil; {
 		next := n.next // read first: once woken, a waiter returns and the node is no longer ours
 		if n.w != nil {
-			n.w.p.wake(j.rt.ex, wakeCancel)
+			n.w.p.wake(wakeCancel)
 		} else if n.state.CompareAndSwap(nodeArmed, nodeFired) {
 			j.callHook(n.fn)
 		}

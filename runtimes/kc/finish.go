@@ -103,7 +103,7 @@ func (j *Job) finishLocked(w *Worker) {
 	// (A wait that finds j terminal at once may run before this release.)
 	j.released(st, w)
 	for _, wt := range woken {
-		wt.p.wake(rt.ex, wakeDone)
+		wt.p.wake(wakeDone)
 	}
 }
 
