@@ -1,10 +1,22 @@
+//go:build kcfaults
+
 // Package faults lets tests build deliberately broken runtimes, so that the
 // conformance suite can be shown to catch real bugs (like testing/fstest's own
 // tests against broken file systems).
 //
-// The core (runtimes/kc) checks these bits only on its slow paths; a runtime
-// built without faults pays one predictable branch at those points. Nothing
-// outside this module can import the package, so users cannot switch a fault on.
+// The package exists only in builds with the kcfaults tag, and so does the
+// fault injection in the core (runtimes/kc): an ordinary build of kc neither
+// imports this package nor contains a fault check (each one is a call to a
+// method that is constant false there and compiles away). A test file that
+// uses faults starts with
+//
+//	//go:build kcfaults
+//
+// and runs with go test -tags kcfaults (.ci/run runs the conformance tree
+// that way); without the tag it is not compiled, and a file that forgets
+// the constraint fails to build, since every file of this package is
+// excluded. Nothing outside this module can import the package, so users
+// cannot switch a fault on.
 package faults
 
 // Set is a bit set of injected faults.
@@ -72,5 +84,6 @@ const (
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import
-// cycle). The kc package installs it in its init function.
+// cycle): faults.Option(s).(kc.Option). The kc package installs it in its
+// init function, in its kcfaults build.
 var Option func(Set) any

@@ -24,26 +24,25 @@ func New() *Executor { return new(Executor) }
 // Name returns "goroutine".
 func (*Executor) Name() string { return "goroutine" }
 
-// Spawn starts t on a new goroutine.
+// Spawn starts t on a new goroutine: it never blocks, and t never runs on
+// the caller's stack.
 func (e *Executor) Spawn(t *kc.Task) {
 	e.wg.Add(1)
 	go e.run(t)
 }
 
 func (e *Executor) run(t *kc.Task) {
-	defer e.wg.Done() // also when the body calls runtime.Goexit
+	defer e.wg.Done() // deferred: a body that calls runtime.Goexit ends this goroutine inside Run
 	t.Run()
 }
 
-// Park blocks the calling goroutine, after Parker.Spin has given a quick
-// wake its chance.
+// Park blocks the calling goroutine until the core wakes p, after Spin has
+// given a quick wake its chance. There is no worker to compensate for: the
+// blocked goroutine is the task's own.
 func (*Executor) Park(p *kc.Parker) {
 	p.Spin()
 	p.Wait()
 }
-
-// Unpark releases the parked goroutine.
-func (*Executor) Unpark(p *kc.Parker) { p.Signal() }
 
 // AfterFunc is time.AfterFunc.
 func (*Executor) AfterFunc(d time.Duration, f func()) kc.Timer { return time.AfterFunc(d, f) }

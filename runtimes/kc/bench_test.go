@@ -81,8 +81,7 @@ func (e *batchExecutor) run() {
 		t.Run()
 	}
 }
-func (e *batchExecutor) Park(p *kc.Parker)   { e.run(); p.Wait() }
-func (e *batchExecutor) Unpark(p *kc.Parker) { p.Signal() }
+func (e *batchExecutor) Park(p *kc.Parker) { e.run(); p.Wait() }
 func (e *batchExecutor) AfterFunc(d time.Duration, f func()) kc.Timer {
 	return time.AfterFunc(d, f)
 }

@@ -3,8 +3,6 @@ package kc
 import (
 	"runtime/debug"
 	"sync/atomic"
-
-	"github.com/kcbench/kcbench/internal/faults"
 )
 
 // cancelNode is an entry in a job's hook list (spec 02 HeapCancelNode): an
@@ -52,7 +50,7 @@ func (j *Job) requestCancelLocked(cause error, how cancelKind) (moved, walk bool
 		if s&bitTimedOut != 0 && how == byCancel && cause != nil {
 			j.setCauseLocked(cause)
 			j.state.And(^bitTimedOut)
-		} else if how == byTimeout && rt.faults&faults.TimeoutOverridesFailure != 0 {
+		} else if how == byTimeout && rt.faults.has(faultTimeoutOverridesFailure) {
 			j.state.Or(bitTimedOut)
 		}
 		return false, false
@@ -68,7 +66,7 @@ func (j *Job) requestCancelLocked(cause error, how cancelKind) (moved, walk bool
 		rt.trace(Event{Kind: EvJobCancelReq, Job: j})
 	}
 	j.setStateLocked(Cancelling)
-	return true, s&bitShield == 0 || rt.faults&faults.ShieldNoDefer != 0
+	return true, s&bitShield == 0 || rt.faults.has(faultShieldNoDefer)
 }
 
 func (j *Job) setCauseLocked(cause error) {
@@ -113,7 +111,7 @@ func (j *Job) cancelWalkLocked() {
 	// child's or lease's after it, finishes the nursery; the hold keeps
 	// that from happening before the hooks have fired.
 	var ended uint64
-	if j.body == nil && j.rt.faults&faults.CancelledNurseryWaitsForClose == 0 {
+	if j.body == nil && !j.rt.faults.has(faultCancelledNurseryWaitsForClose) {
 		ended = bitBodyDone | bitClosed
 	}
 	for {
@@ -131,7 +129,7 @@ func (j *Job) cancelWalkLocked() {
 	// With no holds before ours, j has no children, and outside a Shield
 	// none can attach from now on (refusal), so no child will ever read
 	// down: a leaf's walk skips the store.
-	if (holds(s) != 0 || s&bitShield != 0) && j.rt.faults&faults.NoCancelDown == 0 {
+	if (holds(s) != 0 || s&bitShield != 0) && !j.rt.faults.has(faultNoCancelDown) {
 		// Stored before the snapshot, under mu: a child listed after the
 		// snapshot sees it (list), an unlisted one sees it when it checks.
 		j.down.Store(1)
@@ -156,7 +154,7 @@ func (j *Job) cancelWalkLocked() {
 	for n := hooks; n != nil; {
 		next := n.next // read first: once woken, a waiter returns and the node is no longer ours
 		if n.w != nil {
-			n.w.p.wake(j.rt.ex, wakeCancel)
+			n.w.p.wake(wakeCancel)
 		} else if n.state.CompareAndSwap(nodeArmed, nodeFired) {
 			j.callHook(n.fn)
 		}

@@ -3,8 +3,6 @@ package kc
 import (
 	"errors"
 	"sync"
-
-	"github.com/kcbench/kcbench/internal/faults"
 )
 
 // Chan is a cancellation-aware channel of T values (spec 05 "Channels"):
@@ -253,7 +251,7 @@ func (c *Chan[T]) finish(reason uint32, s *sudog[T]) error {
 	}
 	j := s.w.job
 	c.mu.Lock()
-	if s.q != nil && j.rt.faults&faults.ChanCancelNoDequeue == 0 {
+	if s.q != nil && !j.rt.faults.has(faultChanCancelNoDequeue) {
 		s.q.remove(s)
 	}
 	c.mu.Unlock()

@@ -66,7 +66,7 @@ func (w *chanWaiter) wait() uint32 {
 	w.hook.w = &w.waiter
 	how := j.addHook(&w.hook)
 	if how == hookFireNow {
-		w.p.wake(j.rt.ex, wakeCancel)
+		w.p.wake(wakeCancel)
 	}
 	j.rt.ex.Park(&w.p)
 	if how == hookLinked {
@@ -78,13 +78,7 @@ func (w *chanWaiter) wait() uint32 {
 }
 
 // unpark wakes w after a counterpart won its CAS. It never blocks.
-func (w *chanWaiter) unpark() {
-	if w.job == nil {
-		w.p.Signal()
-		return
-	}
-	w.job.rt.ex.Unpark(&w.p)
-}
+func (w *chanWaiter) unpark() { w.p.signal() }
 
 // sudog is one operation of a chanWaiter on the queue of one channel.
 // Every field but closed is under that channel's mutex; closed is written

@@ -1,11 +1,9 @@
 package kc
 
-import "github.com/kcbench/kcbench/internal/faults"
-
 // attached reports whether j counts as a child of its parent: it holds the
 // parent open and is cancelled with it. Roots and detached jobs do not.
 func (j *Job) attached() bool {
-	return j.parent != nil && (j.flags&flagDetached == 0 || j.rt.faults&faults.DetachedAttached != 0)
+	return j.parent != nil && (j.flags&flagDetached == 0 || j.rt.faults.has(faultDetachedAttached))
 }
 
 // parentDown reports whether j's parent's cancellation applies to j: j is
@@ -78,7 +76,7 @@ func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
 		}
 	}
 	rt.stats.add(cCreated)
-	if rt.tracer != nil || rt.faults != 0 || flags&flagOpen != 0 {
+	if rt.tracer != nil || rt.faults.on() || flags&flagOpen != 0 {
 		if rt.tracer != nil {
 			rt.trace(Event{Kind: EvJobCreate, Job: c, Parent: j})
 		}

@@ -157,6 +157,29 @@
 // the waiter only on the way to parking, and not at all for the common wait
 // of a parent for its child.
 //
+// # The backend contract
+//
+// A backend implements Executor's four methods: Spawn, Park, AfterFunc and
+// Close. It calls into the core through Task (Run, or RunOn with a Worker
+// of its own, and Finished to spot a stale queue entry), Worker (Flush)
+// and Parker (Wait, and the hints Worker and Spin). Each obligation is
+// documented on the type or method that carries it: Spawn never blocks and
+// never runs a task on the caller's stack; Park calls Wait exactly once;
+// Run and RunOn may end their goroutine (runtime.Goexit), so a goroutine
+// that runs tasks keeps its bookkeeping in deferred calls; a Worker is
+// flushed before its goroutine stops running tasks; Spin is never called on
+// a goroutine locked to its OS thread; Close waits for every task and every
+// goroutine the executor started.
+//
+// There is no Unpark. The winner of a wake is decided in the core, by a CAS
+// on the Parker, and the core signals the Parker itself. A backend's
+// Unpark could only have been that signal: a parked task is a blocked
+// goroutine, so there is no stack to hand to the waker, and whatever a
+// backend does about a wake (take a worker slot back, return to its core)
+// it does in Park after Wait returns, on the woken goroutine. Keeping the
+// wake in the core also keeps it from blocking, which lets the core wake
+// waiters with a job's lock held without asking the backend for anything.
+//
 // # Channels, select, actors and producers
 //
 // Chan is a buffered or rendezvous channel whose blocked operations park

@@ -8,34 +8,39 @@ import (
 )
 
 // Executor is what a backend implements: where job bodies run, how a blocked
-// task waits, and timers. The semantics (the job tree, cancellation, results)
-// live in this package and are the same for every backend.
+// task waits, timers, and shutdown. The semantics (the job tree,
+// cancellation, results, who wakes whom) live in this package and are the
+// same for every backend. A backend implements these four methods and calls
+// back into the core through Task (Run, or RunOn with a Worker of its own,
+// and Finished), Worker (Flush) and Parker (Wait, and the hints Worker and
+// Spin); nothing else. runtimes/goroutine is the short reference.
 //
 // All methods must be safe for concurrent use.
 type Executor interface {
-	// Spawn arranges for t.Run to be called once, on some goroutine, soon.
-	// It never blocks the caller and never runs t on the caller's stack.
-	// Spawn after Close is a bug in the core and may panic.
+	// Spawn arranges for t.Run (or t.RunOn) to be called once, on some
+	// goroutine, soon. It never blocks the caller and never runs t on the
+	// caller's stack: the caller is a Launch, Async or Run, which returns
+	// before the new body runs, so that a body that blocks cannot block
+	// the job that launched it. Spawn after Close is a bug in the core and
+	// may panic.
 	Spawn(t *Task)
 
-	// Park blocks the calling goroutine until Unpark(p) has been called.
-	// If Unpark came first, Park returns at once. Each Parker is parked and
-	// unparked exactly once. p.Worker reports whether the caller is running a
-	// task of this executor (so a backend with a fixed set of workers knows
-	// whether to compensate for the blocked one).
+	// Park blocks the calling goroutine until the core wakes p: it must
+	// call p.Wait exactly once, and return only after it has returned.
+	// Around it, it may do its own bookkeeping: give up a worker slot and
+	// compensate for the blocked worker (p.Worker tells whether the caller
+	// runs a task of this executor), take a slot back after the wake. The
+	// wake may come before Park is called; Wait then returns at once.
 	Park(p *Parker)
-
-	// Unpark wakes the goroutine blocked (or about to block) in Park(p). It
-	// never blocks and never runs the woken task on the caller's stack.
-	Unpark(p *Parker)
 
 	// AfterFunc calls f on some goroutine after d, unless the returned
 	// Timer is stopped first. *time.Timer satisfies Timer.
 	AfterFunc(d time.Duration, f func()) Timer
 
 	// Close waits until every spawned task has returned from Run and every
-	// goroutine the executor started has exited. The core calls it once,
-	// after every job is terminal and every timer stopped or fired.
+	// goroutine the executor started has exited: no goroutine of the
+	// executor outlives Close. The core calls it once, after every job is
+	// terminal and every timer stopped or fired.
 	Close() error
 }
 
@@ -45,9 +50,10 @@ type Timer interface {
 	Stop() bool
 }
 
-// Task is the executor's view of a job: a body to run. The only thing an
-// executor does with a *Task is hold it in a queue and call Run once. Task has
-// the same memory layout as Job, so handing one to an executor costs nothing.
+// Task is the executor's view of a job: a body to run. The only things an
+// executor does with a *Task are hold it in a queue, call Run (or RunOn)
+// once, and ask whether it is Finished. Task has the same memory layout as
+// Job, so handing one to an executor costs nothing.
 type Task Job
 
 // Run runs the job's body to completion on the calling goroutine, then
@@ -57,8 +63,10 @@ type Task Job
 //
 // Run recovers panics from the body (they fail the job). A body that calls
 // runtime.Goexit fails its job with ErrGoexit and then ends the calling
-// goroutine, as Goexit does; an executor that reuses goroutines must be
-// prepared for that (for example by running Run under a deferred restart).
+// goroutine, as Goexit does. The executor must survive that: a goroutine
+// that runs tasks keeps its bookkeeping in deferred calls (count the task
+// done, Flush its Worker, start a replacement worker), since code after Run
+// does not run.
 func (t *Task) Run() {
 	j := (*Job)(t)
 	if j.claim() {
@@ -68,7 +76,9 @@ func (t *Task) Run() {
 
 // RunOn is Run for a goroutine that runs many tasks: it batches the
 // releases of their parents in w (see Worker), flushing w first if t is not
-// a child of the parent w holds releases for.
+// a child of the parent w holds releases for. Goexit ends the goroutine as
+// it does in Run, with w possibly holding a batch: Flush it in a deferred
+// call.
 func (t *Task) RunOn(w *Worker) {
 	j := (*Job)(t)
 	if w.owed != nil && (j.parent != w.owed || !j.attached()) {
@@ -78,6 +88,12 @@ func (t *Task) RunOn(w *Worker) {
 		j.run(w)
 	}
 }
+
+// Finished reports whether the task's job is terminal (so Run would return
+// at once: a stale queue entry). One atomic load: unlike Job.State, which
+// may take locks to record a parent's cancellation, it never blocks, so an
+// executor may call it in a pinned section or under a spinlock.
+func (t *Task) Finished() bool { return (*Job)(t).terminal() }
 
 // Worker batches the releases of the jobs one goroutine runs: when several
 // children of one parent end in a row on it (a worker draining a batch of
@@ -89,9 +105,15 @@ func (t *Task) RunOn(w *Worker) {
 // The batch delays only the parent's own end (and WaitAll on it): every
 // child in it is already terminal. RunOn flushes before a task that is not
 // a child of the batched parent, because that task might wait for the
-// parent; a child of it cannot without waiting for itself. The executor must
-// call Flush before the goroutine stops running tasks (goes idle, parks,
-// exits, or is ended by runtime.Goexit).
+// parent; a child of it cannot without waiting for itself.
+//
+// The executor's obligation: call Flush before the goroutine stops running
+// tasks, that is before it waits for work, goes idle or exits, also when a
+// body ends it with runtime.Goexit (flush in a deferred call). A batch left
+// unflushed delays its parent's end until the Worker runs another task,
+// possibly forever. A body that parks needs no Flush: the batch then holds
+// at most releases of the parked task's own parent, which cannot end
+// before that task does.
 type Worker struct {
 	owed *Job   // the parent whose holds the batch drops; nil if none
 	n    uint64 // how many
@@ -118,34 +140,26 @@ func (w *Worker) Flush() {
 	}
 }
 
-// Pending reports whether w holds releases that Flush would drop.
-func (w *Worker) Pending() bool { return w.owed != nil }
-
-// Job returns the job this task runs.
-func (t *Task) Job() *Job { return (*Job)(t) }
-
-// Finished reports whether the task's job is terminal (so Run would return
-// at once: a stale queue entry). One atomic load: unlike Job().State(),
-// which may take locks to record a parent's cancellation, it never blocks,
-// so an executor may call it in a pinned section or under a spinlock.
-func (t *Task) Finished() bool { return (*Job)(t).terminal() }
-
-// Parker is a one-shot wake-up for one blocked goroutine: it is parked once
-// and unparked once. The core allocates one per blocking wait; an Executor
-// implements Park and Unpark with Wait and Signal, around which it may do its
-// own bookkeeping (release a worker slot, compensate, count blocked workers).
+// Parker is a one-shot wake-up for one blocked goroutine: the core
+// allocates one per blocking wait, hands it to Executor.Park, and wakes it
+// exactly once, from whichever goroutine wins the wake (the awaited job's
+// end, a channel counterpart, the waiter's cancellation, a timer). The
+// executor's part is Park calling Wait; the wake itself is the core's, and
+// never blocks, so a backend has no hook on the waker's side. Worker and
+// Spin are hints for Park's bookkeeping.
 //
 // The zero Parker is not ready for use; the core prepares every Parker it
 // hands to an executor.
 type Parker struct {
-	sema sync.WaitGroup // count 1 until Signal: Wait blocks on it
+	sema sync.WaitGroup // count 1 until signal: Wait blocks on it
 
 	// reason is the wake reason, 0 until the first wake. Written once by CAS
-	// (the winner then calls Executor.Unpark); read by the woken goroutine
-	// after Park returns, which the WaitGroup orders after the CAS.
+	// (the winner then calls signal); read by the woken goroutine after
+	// Wait returns, which the WaitGroup orders after the CAS, and by Spin
+	// before (an atomic load: it may race with the CAS).
 	reason atomic.Uint32
-	worker bool // immutable after init
-	quick  bool // immutable after init: see QuickWake
+	worker bool // immutable after init: see Worker
+	quick  bool // immutable after init: the wake usually comes at once (see Spin)
 }
 
 // Wake reasons stored in Parker.reason. Zero means "not woken yet".
@@ -160,56 +174,55 @@ func (p *Parker) init(worker bool) {
 	p.worker = worker
 }
 
-// Wait blocks until Signal is called (at once if it already was).
+// Wait blocks until the core wakes p (at once if it already has). Park
+// calls it exactly once.
 func (p *Parker) Wait() { p.sema.Wait() }
 
-// Signal releases the goroutine in Wait. Call it exactly once.
-func (p *Parker) Signal() { p.sema.Done() }
+// signal releases the goroutine in Wait. The winner of the wake calls it
+// exactly once. It never blocks, so it may be called with locks held.
+func (p *Parker) signal() { p.sema.Done() }
 
-// Woken reports whether the wake of this Parker has been decided: Unpark
-// has been or is about to be called. One atomic load; see QuickWake.
-func (p *Parker) Woken() bool { return p.reason.Load() != 0 }
-
-// QuickWake reports whether the core expects this wait to be answered
-// within a few goroutine switches: a blocked channel operation, whose
-// partner (a ping-pong, a request and its reply) often answers at once; see
-// Spin. Waits on jobs (Join, Await, WaitAll, Sleep) are not hinted: their
-// wake is a job's end or a timer, and spinning there slows the waker down.
-func (p *Parker) QuickWake() bool { return p.quick }
+// woken reports whether the wake of p has been decided (signal has been or
+// is about to be called). One atomic load.
+func (p *Parker) woken() bool { return p.reason.Load() != 0 }
 
 // spinYields is how many times Spin yields the processor.
 const spinYields = 3
 
-// Spin gives a QuickWake wait a chance to be answered before the caller
-// blocks or pays for compensation: it yields the processor up to 3 times
-// while the wake has not come, then reports Woken. For other waits it only
-// reports Woken. A partner that answers at once then costs goroutine
-// switches instead of a sleep and a wake-up. A backend whose workers are
-// locked to OS threads should not call it: a yield there hands the thread
-// off (vcore's ChanPingPong went from 1.5 to 13 µs when it did).
+// Spin gives a wait that the core expects to be answered within a few
+// goroutine switches (a blocked channel operation, whose partner in a
+// ping-pong or a request and its reply often answers at once) a chance to
+// be woken before the caller blocks or pays for compensation: it yields the
+// processor up to 3 times while the wake has not come. It reports whether
+// the wake has come; Park must still call Wait. Waits on jobs (Join, Await,
+// WaitAll, Sleep) do not spin: their wake is a job's end or a timer, and
+// spinning there slows the waker down (20-40% on WaitersStorm when every
+// wait spun), so Spin on them only reports the wake. A channel ping-pong on
+// the goroutine and stealing backends costs about three quarters as much
+// with Spin as without.
 //
-// Measured with go test -run x -bench 'ChanPingPong|WaitersStorm' -count 10
-// ./perf, with and without it (two A/B runs): ChanPingPong 1.0-1.2 µs ->
-// 760-790 ns on the goroutine and stealing backends, WaitersStorm
-// unchanged; spinning on every wait instead cost WaitersStorm 20-40%.
+// Never call Spin on a goroutine locked to its OS thread (LockOSThread): a
+// yield there hands the thread off, which costs tens of microseconds
+// instead of a goroutine switch (vcore does not spin).
 func (p *Parker) Spin() bool {
-	for i := 0; p.quick && i < spinYields && !p.Woken(); i++ {
+	for i := 0; p.quick && i < spinYields && !p.woken(); i++ {
 		runtime.Gosched()
 	}
-	return p.Woken()
+	return p.woken()
 }
 
 // Worker reports whether the goroutine that parks is running a task of the
 // executor (a job body, or a body run inline by one) rather than an outside
 // goroutine such as the caller of Runtime.Run or an Await with a nil waiter.
+// A backend with a fixed set of workers compensates only for the former.
 func (p *Parker) Worker() bool { return p.worker }
 
-// wake records reason and unparks the waiter if this call is the first wake.
+// wake records reason and signals the waiter if this call is the first wake.
 // Exactly one wake wins; it reports whether this one did.
-func (p *Parker) wake(ex Executor, reason uint32) bool {
+func (p *Parker) wake(reason uint32) bool {
 	if !p.reason.CompareAndSwap(0, reason) {
 		return false
 	}
-	ex.Unpark(p)
+	p.signal()
 	return true
 }

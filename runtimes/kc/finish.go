@@ -1,7 +1,5 @@
 package kc
 
-import "github.com/kcbench/kcbench/internal/faults"
-
 // release drops n holds on j (children that ended, a lease, a walk) on
 // behalf of w (see Worker; nil releases nothing further in batches). The
 // release that leaves no holds wakes j's WaitAll waiters and, if the body is
@@ -39,7 +37,7 @@ func (j *Job) finish(w *Worker) {
 	if j.parentDown() && j.state.Load()&bitCancel == 0 {
 		j.takeParentCancel() // j (unlisted, held by a lease) missed the parent's walk
 	}
-	if rt.tracer == nil && rt.faults == 0 {
+	if rt.tracer == nil && !rt.faults.on() {
 		for s := j.state.Load(); s&(bitSlow|bitCancel) == 0; s = j.state.Load() {
 			if j.state.CompareAndSwap(s, s&^stateMask|bitWalked|uint64(Completed)) {
 				rt.stats.add(cCompleted)
@@ -58,7 +56,7 @@ func (j *Job) finish(w *Worker) {
 func (j *Job) finishLocked(w *Worker) {
 	rt := j.rt
 	s := j.state.Load()
-	if stateOf(s).Terminal() { // only with faults.NoWaitChildren
+	if stateOf(s).Terminal() { // only with faultNoWaitChildren
 		j.mu.Unlock()
 		return
 	}
@@ -74,7 +72,7 @@ func (j *Job) finishLocked(w *Worker) {
 	switch st {
 	case Completed:
 		rt.stats.add(cCompleted)
-		if rt.faults&faults.DoubleCount != 0 {
+		if rt.faults.has(faultDoubleCount) {
 			rt.stats.add(cCompleted)
 		}
 	case Failed:
@@ -105,7 +103,7 @@ func (j *Job) finishLocked(w *Worker) {
 	// (A wait that finds j terminal at once may run before this release.)
 	j.released(st, w)
 	for _, wt := range woken {
-		wt.p.wake(rt.ex, wakeDone)
+		wt.p.wake(wakeDone)
 	}
 }
 
@@ -118,7 +116,7 @@ func (j *Job) released(st State, w *Worker) {
 	switch {
 	case !j.attached():
 		j.rt.topDone(j)
-	case st == Failed || j.state.Load()&bitListed != 0 || j.rt.faults != 0:
+	case st == Failed || j.state.Load()&bitListed != 0 || j.rt.faults.on():
 		p.childDone(j, st)
 		p.release(1, w)
 	case w != nil:
@@ -140,9 +138,9 @@ func (j *Job) childDone(c *Job, st State) {
 	}
 	walk := false
 	if st == Failed && c.flags&flagScope == 0 && !j.terminal() &&
-		(j.flags&flagSupervisor == 0 || f&faults.SupervisorPropagates != 0) {
+		(j.flags&flagSupervisor == 0 || f.has(faultSupervisorPropagates)) {
 		j.recordFailureLocked(c.err)
-		if f&faults.NoCancelSiblings == 0 {
+		if !f.has(faultNoCancelSiblings) {
 			_, walk = j.requestCancelLocked(c.err, byPropagation)
 		}
 	}

@@ -53,8 +53,7 @@ func (e *gateExecutor) resume() {
 	e.held = nil
 }
 
-func (e *gateExecutor) Park(p *kc.Parker)   { p.Wait() }
-func (e *gateExecutor) Unpark(p *kc.Parker) { p.Signal() }
+func (e *gateExecutor) Park(p *kc.Parker) { p.Wait() }
 func (e *gateExecutor) AfterFunc(d time.Duration, f func()) kc.Timer {
 	return time.AfterFunc(d, f)
 }

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/kcbench/kcbench/internal/faults"
 )
 
 // Func is a job body. It receives its own job, which is also its
@@ -117,7 +115,7 @@ func (j *Job) claim() bool { return j.state.Or(bitClaimed)&bitClaimed == 0 }
 // check for the cancellation themselves.
 func (j *Job) run(w *Worker) {
 	if s := j.state.Load(); s&(bitCancel|bitShield) == bitCancel || j.parentDown() {
-		if j.flags&flagRunCancelled == 0 || j.rt.faults&faults.CancelledProducerSkipsBody != 0 {
+		if j.flags&flagRunCancelled == 0 || j.rt.faults.has(faultCancelledProducerSkipsBody) {
 			j.bodyReturned(nil, w)
 			return
 		}
@@ -150,7 +148,7 @@ func (j *Job) run(w *Worker) {
 func (j *Job) bodyReturned(err error, w *Worker) {
 	rt := j.rt
 	const fresh = bitClaimed // Active, claimed, no holds, nothing else
-	if err == nil && rt.tracer == nil && rt.faults == 0 && j.state.Load() == fresh && !j.parentDown() {
+	if err == nil && rt.tracer == nil && !rt.faults.on() && j.state.Load() == fresh && !j.parentDown() {
 		if j.state.CompareAndSwap(fresh, fresh|bitBodyDone|bitClosed|bitWalked|uint64(Completed)) {
 			rt.stats.add(cCompleted)
 			j.released(Completed, w)
@@ -175,7 +173,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 		// (which may already have finished it: see setStateLocked).
 		s := j.state.Or(bitClosed | bitEnded | bitBodyDone)
 		switch {
-		case holds(s) == 0 || rt.faults&faults.NoWaitChildren != 0:
+		case holds(s) == 0 || rt.faults.has(faultNoWaitChildren):
 			j.finishLocked(w)
 			return
 		case stateOf(s) == Active:
@@ -198,7 +196,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	}
 	if !walk && open == nil {
 		s = j.state.Or(bitBodyDone)
-		if holds(s) == 0 || rt.faults&faults.NoWaitChildren != 0 {
+		if holds(s) == 0 || rt.faults.has(faultNoWaitChildren) {
 			j.finishLocked(w)
 		} else {
 			j.mu.Unlock()
@@ -214,7 +212,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	}
 	// The body is not done until here, so nothing above can finish j.
 	s = j.state.Or(bitBodyDone)
-	if holds(s) == 0 || rt.faults&faults.NoWaitChildren != 0 {
+	if holds(s) == 0 || rt.faults.has(faultNoWaitChildren) {
 		j.finish(w)
 	}
 }
@@ -226,7 +224,7 @@ func (j *Job) recordFailureLocked(err error) {
 	switch {
 	case j.err == nil:
 		j.err = err
-	case j.rt.faults&faults.LastErrorWins != 0:
+	case j.rt.faults.has(faultLastErrorWins):
 		x := j.extra()
 		x.errs = append(x.errs, j.err)
 		j.err = err

@@ -1,14 +1,12 @@
 package kc
 
-import "github.com/kcbench/kcbench/internal/faults"
-
 // Option configures a Runtime.
 type Option func(*config)
 
 type config struct {
 	name   string
 	tracer Tracer
-	faults faults.Set
+	faults faultSet // see faults_on.go; empty in an ordinary build
 }
 
 // WithName sets the name Runtime.Name reports. By default it is the
@@ -18,10 +16,6 @@ func WithName(name string) Option { return func(c *config) { c.name = name } }
 // WithTracer installs a tracer that receives every trace event (see Event).
 // Without one, tracing costs a nil check per event site.
 func WithTracer(t Tracer) Option { return func(c *config) { c.tracer = t } }
-
-func init() {
-	faults.Option = func(s faults.Set) any { return Option(func(c *config) { c.faults |= s }) }
-}
 
 // JobOption configures one job at Launch, Async or Open. The zero JobOption
 // changes nothing.

@@ -3,8 +3,6 @@ package kc
 import (
 	"errors"
 	"sync"
-
-	"github.com/kcbench/kcbench/internal/faults"
 )
 
 // Pool is an owned pool of at most max items (spec 05 "owned (pool)"
@@ -75,7 +73,7 @@ func (p *Pool[T]) Get(j *Job) (T, error) {
 		return p.fill()
 	}
 	var v T
-	if j != nil && j.rt.faults&faults.PoolGetIgnoresDiscard != 0 {
+	if j != nil && j.rt.faults.has(faultPoolGetIgnoresDiscard) {
 		return p.free.Recv(j)
 	}
 	i, err := Select(j, p.free.RecvCase(&v), p.slots.RecvCase(nil))

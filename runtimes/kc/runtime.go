@@ -5,17 +5,15 @@ import (
 	"runtime"
 	"sync"
 	"time"
-
-	"github.com/kcbench/kcbench/internal/faults"
 )
 
 // Runtime is a job tree on an Executor. Create one with New, run root jobs
 // with Run, and release it with Close. Its methods are safe for concurrent use.
 type Runtime struct {
-	ex     Executor   // immutable
-	name   string     // immutable
-	tracer Tracer     // immutable; nil when tracing is off
-	faults faults.Set // immutable; zero outside this module's tests
+	ex     Executor // immutable
+	name   string   // immutable
+	tracer Tracer   // immutable; nil when tracing is off
+	faults faultSet // immutable; empty outside the kcfaults build (faults_on.go)
 	// stats are the counters, striped per P on lines of their own (see
 	// counters), so that they share no line with the read-only fields
 	// above, which every job reads.
@@ -99,7 +97,7 @@ func (rt *Runtime) Run(ctx context.Context, body Func) error {
 		// skipped (a job cancelled before it starts never runs its body)
 		// and Run returns the cancellation. The AfterFunc's cancel then
 		// finds the root already cancelled and changes nothing.
-		if ctx.Err() != nil && rt.faults&faults.RunIgnoresDoneContext == 0 {
+		if ctx.Err() != nil && !rt.faults.has(faultRunIgnoresDoneContext) {
 			r.cancel(context.Cause(ctx), byCancel)
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sync"
 	"unsafe"
-
-	"github.com/kcbench/kcbench/internal/faults"
 )
 
 // A SelectCase is one arm of Select or TrySelect, made by Chan.RecvCase or
@@ -167,7 +165,7 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 	lockAll(locks)
 	for i, c := range cases {
 		if c != nil && c.mutex() != nil {
-			if j != nil && reason != wakeCase+uint32(i) && j.rt.faults&faults.SelectNoCleanup != 0 {
+			if j != nil && reason != wakeCase+uint32(i) && j.rt.faults.has(faultSelectNoCleanup) {
 				continue
 			}
 			if cerr := c.dequeueLocked(); reason == wakeCase+uint32(i) {
@@ -186,7 +184,7 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 // appears twice in cases: its one wait node cannot be on a queue twice.
 // Cost: len(cases)² / 2 pointer comparisons, one for the usual two cases.
 func repeatedCase(j *Job, cases []SelectCase) error {
-	if j != nil && j.rt.faults&faults.SelectRepeatAllowed != 0 {
+	if j != nil && j.rt.faults.has(faultSelectRepeatAllowed) {
 		return nil
 	}
 	for a := 1; a < len(cases); a++ {

@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
-
-	"github.com/kcbench/kcbench/internal/faults"
 )
 
 // Waiter kinds: what a waiter on a job's list waits for.
@@ -61,12 +59,12 @@ func (j *Job) removeWaiterLocked(w *waiter) {
 
 // wakeWaitersLocked wakes the waiters of the given kind (all of them when
 // kind is waitTerminal, since a terminal job has no children either).
-// Unpark never blocks, so it is called with j.mu held; that keeps the wake
-// events of a job before its finalize event.
+// A wake never blocks (Parker.signal), so it is done with j.mu held; that
+// keeps the wake events of a job before its finalize event.
 func (j *Job) wakeWaitersLocked(kind uint8) {
 	var buf [4]*waiter
 	for _, w := range j.takeWaitersLocked(kind, buf[:0]) {
-		w.p.wake(j.rt.ex, wakeDone)
+		w.p.wake(wakeDone)
 	}
 }
 
@@ -77,7 +75,7 @@ func (j *Job) wakeWaitersLocked(kind uint8) {
 // no longer linked).
 func (j *Job) takeWaitersLocked(kind uint8, buf []*waiter) []*waiter {
 	var skip *waiter
-	if kind == waitTerminal && j.rt.faults&faults.LostJoinWakeup != 0 {
+	if kind == waitTerminal && j.rt.faults.has(faultLostJoinWakeup) {
 		for w := j.waiters; w != nil; w = w.next {
 			skip = w // the oldest waiter: its wake is lost
 		}
@@ -120,12 +118,12 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 	if canceller != nil {
 		w.hook.w = w
 		if how := canceller.addHook(&w.hook); how == hookFireNow {
-			w.p.wake(rt.ex, wakeCancel)
+			w.p.wake(wakeCancel)
 		}
 	}
 	var t Timer
 	if timeout > 0 {
-		t = rt.afterFunc(timeout, func() { w.p.wake(rt.ex, wakeTimeout) })
+		t = rt.afterFunc(timeout, func() { w.p.wake(wakeTimeout) })
 	}
 	rt.ex.Park(&w.p)
 	reason := w.p.reason.Load()
@@ -180,7 +178,7 @@ func (j *Job) join(w *Job) error {
 		}
 	}
 	if j.wait(w, waitTerminal, 0, w != nil) == wakeCancel &&
-		(!j.terminal() || j.rt.faults&faults.AwaitCancelHidesOutcome != 0) {
+		(!j.terminal() || j.rt.faults.has(faultAwaitCancelHidesOutcome)) {
 		return w.cancelErr()
 	}
 	return nil
@@ -194,7 +192,7 @@ func (j *Job) join(w *Job) error {
 // park, and never by the common wait for a child (j.parent == w), which the
 // caller skips.
 func (j *Job) awaitedBy(w *Job) bool {
-	if j.rt.faults&faults.NoWaitCycleCheck != 0 {
+	if j.rt.faults.has(faultNoWaitCycleCheck) {
 		return false
 	}
 	for a := w; a != nil; a = a.parent {
@@ -322,7 +320,7 @@ func (j *Job) Sleep(d time.Duration) error {
 	if how := j.addHook(&w.hook); how != hookLinked {
 		return j.Check()
 	}
-	t := rt.afterFunc(d, func() { w.p.wake(rt.ex, wakeTimeout) })
+	t := rt.afterFunc(d, func() { w.p.wake(wakeTimeout) })
 	rt.ex.Park(&w.p)
 	rt.stopTimer(t)
 	if w.p.reason.Load() == wakeCancel {

@@ -145,7 +145,7 @@ func (e *Executor) spawnSlow(t *kc.Task) {
 	e.wake()
 }
 
-// Park blocks the caller until Unpark(p). A worker that parks gives up its
+// Park blocks the caller until the core wakes p. A worker that parks gives up its
 // running slot first, and wakes another worker if work is queued, so the
 // number of running workers stays at the target (compensation). When it is
 // unparked it finishes its task without a slot, as one unit of debt, which
@@ -158,7 +158,7 @@ func (e *Executor) Park(p *kc.Parker) {
 	// wakes us within a few goroutine switches: Spin yields for it before
 	// we pay for a hand-off of the worker slot.
 	if p.Spin() || !p.Worker() {
-		p.Wait() // if woken: at most a short wait for the Signal, no compensation needed
+		p.Wait() // if woken: at most a short wait for the signal, no compensation needed
 		return
 	}
 	e.sched.running.Add(-1)
@@ -172,14 +172,6 @@ func (e *Executor) Park(p *kc.Parker) {
 	pid := procPin()
 	procUnpin()
 	e.debt[pid%len(e.debt)].n.Add(1)
-}
-
-// Unpark wakes the goroutine blocked in Park(p).
-func (*Executor) Unpark(p *kc.Parker) {
-	if p == nil {
-		panic("stealing: Unpark(nil)")
-	}
-	p.Signal()
 }
 
 // AfterFunc is time.AfterFunc.

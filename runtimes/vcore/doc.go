@@ -66,8 +66,8 @@
 //     case) would otherwise need 10 000 threads, Go's fatal limit.
 //   - No per-fiber control word or pending_unpark latch: kc.Parker is a
 //     one-shot semaphore that already gives park_if its no-lost-wakeup
-//     contract (Unpark before Park makes Park return at once), and the wake
-//     reason is CASed by the core before Unpark. Unpark is Parker.Signal.
+//     contract (a wake before Park makes Park return at once), and the wake
+//     reason is CASed by the core before it signals the Parker.
 //   - The inbox doubles as the stealable local run queue. With no fiber
 //     resumption entries a separate local queue would hold nothing, and the
 //     MPMC ring makes stealing from it safe.

@@ -140,7 +140,7 @@ func (e *Executor) Spawn(t *kc.Task) {
 	e.wakeOne()
 }
 
-// Park blocks the caller until Unpark(p). If the caller owns a core (it is
+// Park blocks the caller until the core wakes p. If the caller owns a core (it is
 // a worker running a task), the core is handed off first, to a fresh owner
 // if work is waiting, else left Free; after the wake the goroutine tries
 // to take its old core back (soft affinity), then any Free core, and
@@ -162,9 +162,6 @@ func (e *Executor) Park(p *kc.Parker) {
 	p.Wait()
 	e.reacquire(w, prev)
 }
-
-// Unpark wakes the goroutine in Park(p). It never blocks and runs nothing.
-func (*Executor) Unpark(p *kc.Parker) { p.Signal() }
 
 // AfterFunc is time.AfterFunc: Go's timers already are a per-P heap woken
 // by the netpoller, which is spec 05's sleep queue without its polling

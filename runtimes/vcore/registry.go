@@ -44,7 +44,7 @@ const (
 	roleOwner workerRole = iota
 
 	// roleParked: inside Park, unlocked, its core given away, waiting for
-	// Unpark. Next: roleOwner (it took a Free core back), roleCoreless.
+	// the wake. Next: roleOwner (it took a Free core back), roleCoreless.
 	roleParked
 
 	// roleCoreless: unlocked, no core: finishing a body on a plain

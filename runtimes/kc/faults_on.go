@@ -1,0 +1,52 @@
+//go:build kcfaults
+
+package kc
+
+import "github.com/kcbench/kcbench/internal/faults"
+
+// This file and faults_off.go are the core's side of fault injection
+// (internal/faults): the conformance suite's self-test builds runtimes with
+// one fault switched on and checks that the suite rejects them. The
+// injection exists only in builds with the kcfaults tag; faults_off.go,
+// compiled otherwise, makes every check constant false.
+
+// faultSet is the set of faults a Runtime was built with (Runtime.faults,
+// immutable after New). Zero outside the fault tests.
+type faultSet faults.Set
+
+// fault is one of the faults, named as in internal/faults.
+type fault = faults.Set
+
+// has reports whether f is switched on.
+func (s faultSet) has(f fault) bool { return faults.Set(s)&f != 0 }
+
+// on reports whether any fault is switched on: such a runtime takes the
+// slow paths everywhere (see attach and bodyReturned), so that every fault
+// check is reached.
+func (s faultSet) on() bool { return s != 0 }
+
+func init() {
+	faults.Option = func(s faults.Set) any { return Option(func(c *config) { c.faults |= faultSet(s) }) }
+}
+
+const (
+	faultNoWaitChildren                = faults.NoWaitChildren
+	faultNoCancelSiblings              = faults.NoCancelSiblings
+	faultSupervisorPropagates          = faults.SupervisorPropagates
+	faultLostJoinWakeup                = faults.LostJoinWakeup
+	faultDoubleCount                   = faults.DoubleCount
+	faultShieldNoDefer                 = faults.ShieldNoDefer
+	faultLastErrorWins                 = faults.LastErrorWins
+	faultNoCancelDown                  = faults.NoCancelDown
+	faultDetachedAttached              = faults.DetachedAttached
+	faultTimeoutOverridesFailure       = faults.TimeoutOverridesFailure
+	faultSelectNoCleanup               = faults.SelectNoCleanup
+	faultChanCancelNoDequeue           = faults.ChanCancelNoDequeue
+	faultCancelledNurseryWaitsForClose = faults.CancelledNurseryWaitsForClose
+	faultNoWaitCycleCheck              = faults.NoWaitCycleCheck
+	faultRunIgnoresDoneContext         = faults.RunIgnoresDoneContext
+	faultCancelledProducerSkipsBody    = faults.CancelledProducerSkipsBody
+	faultPoolGetIgnoresDiscard         = faults.PoolGetIgnoresDiscard
+	faultAwaitCancelHidesOutcome       = faults.AwaitCancelHidesOutcome
+	faultSelectRepeatAllowed           = faults.SelectRepeatAllowed
+)
