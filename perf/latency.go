@@ -40,11 +40,16 @@ var latencyPeers = map[string]map[string]func() (op func() error, done func()){
 				return nil
 			}, cancel
 		},
+		Floor: func() (func() error, func()) {
+			s := newFloorState()
+			return func() error { s.launch(floorEmpty); return nil }, func() {}
+		},
 	},
 	"AwaitPending": {
 		PeerGo:       func() (func() error, func()) { return goAsyncAwait, func() {} },
 		PeerErrgroup: func() (func() error, func()) { return egAsyncAwait, func() {} },
 		PeerConc:     func() (func() error, func()) { return concAsyncAwait, func() {} },
+		Floor:        func() (func() error, func()) { return newFloorState().awaitPending, func() {} },
 	},
 }
 

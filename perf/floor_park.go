@@ -1,0 +1,259 @@
+package perf
+
+import (
+	"fmt"
+	"iter"
+)
+
+// The floors of the workloads whose jobs park. A parked job is a Go
+// function in progress, so it needs a stack of its own; the cheapest way
+// Go has to leave such a function and come back to it is a coroutine
+// (iter.Pull): resume switches to it directly on the resumer's thread,
+// with no trip through the scheduler's run queues and no wake-up of
+// another thread, and its next park switches back. A goroutine parked on
+// a channel or a WaitGroup costs more to wake. So a parked job is a
+// coroutine here, pooled where a runtime could keep stacks for reuse.
+
+// coro is a function parked in a coroutine. resume runs it until it
+// parks again or returns (then resume reports false); stop ends it: the
+// park it is in returns false and it must return. A coro is used by one
+// goroutine at a time.
+type coro struct {
+	resume func() (struct{}, bool)
+	stop   func()
+}
+
+// newCoro returns body as a coroutine that has not started: the first
+// resume runs it up to its first park.
+func newCoro(body func(park func() bool)) *coro {
+	next, stop := iter.Pull(func(yield func(struct{}) bool) {
+		body(func() bool { return yield(struct{}{}) })
+	})
+	return &coro{resume: next, stop: stop}
+}
+
+// floorCancelFanout: the children parked in their sleep are resumed, each
+// runs the rest of its body (the return from the cancelled sleep) and
+// goes back to its pool. Timed is the busiest worker's share, as in
+// floorFanOut: ceil(n/P) children resumed one after the other on one
+// goroutine, P = GOMAXPROCS; no runtime that resumes n children with P
+// workers is done sooner. Setup and teardown are untimed, as in the
+// workload; ns/child is per child of the whole op, as there.
+func floorCancelFanout(t timer, n, ops int) error {
+	share := busiestShare(n)
+	parked := make([]*coro, share)
+	count := 0
+	t.StopTimer()
+	t.ResetTimer()
+	for range ops {
+		for i := range parked {
+			parked[i] = newCoro(func(park func() bool) {
+				if !park() { // parked in the sleep
+					return
+				}
+				count++ // the rest of the body
+				park()  // back to the pool
+			})
+			parked[i].resume()
+		}
+		t.StartTimer()
+		for _, c := range parked {
+			c.resume()
+		}
+		t.StopTimer()
+		for _, c := range parked {
+			c.stop()
+		}
+	}
+	if count != ops*share {
+		return fmt.Errorf("%d children resumed, want %d", count, ops*share)
+	}
+	t.ReportMetric(float64(t.Elapsed().Nanoseconds())/float64(ops*n), "ns/child")
+	return nil
+}
+
+// floorWaitersStorm: per op, a pending result (a job record), n awaiters
+// launched (each a job record queued and dequeued, then started on a
+// pooled stack) that register on the result's waiter list and park; then
+// the result is completed and every waiter resumed, reads the value, is
+// counted and goes back to the pool. All on one goroutine: at this n,
+// handing half the waiters to another worker would cost a cross-core
+// wake-up, which is more than the switches it saves.
+func floorWaitersStorm(t timer, n, ops int) error {
+	s := newFloorState()
+	var (
+		event *floorJob // the pending result of the current op
+		start *floorJob // the awaiter being started
+		bad   int       // awaits that saw a wrong value
+		pool  = make([]*coro, n)
+	)
+	for i := range pool {
+		pool[i] = newCoro(func(park func() bool) {
+			for park() { // idle in the pool until started
+				w, e := start, event
+				if e.state.Load() == 0 {
+					w.next, e.next = e.next, w // register as a waiter
+					if !park() {
+						return
+					}
+				}
+				if e.v != 1 {
+					bad++
+				}
+				s.done.Add(1)
+			}
+		})
+		pool[i].resume()
+	}
+	defer func() {
+		for _, c := range pool {
+			c.stop()
+		}
+	}()
+	t.ResetTimer()
+	for range ops {
+		event = &floorJob{}
+		for i := range n {
+			w := &floorJob{v: i}
+			s.runq.push(w)
+			start = s.runq.pop()
+			pool[i].resume()
+		}
+		event.v = 1
+		event.state.Add(1)
+		for w := event.next; w != nil; w = w.next {
+			pool[w.v].resume()
+		}
+	}
+	t.StopTimer()
+	if got := s.done.Load(); got != int64(n*ops) || bad != 0 {
+		return fmt.Errorf("%d awaits returned (%d with a wrong value), want %d", got, bad, n*ops)
+	}
+	return nil
+}
+
+// floorChanPingPong: the partner is a coroutine; one op hands it the
+// value (a switch to it), it adds one and hands it back (a switch back).
+func floorChanPingPong(t timer, _, ops int) error {
+	ball := 0
+	c := newCoro(func(park func() bool) {
+		for park() {
+			ball++
+		}
+	})
+	defer c.stop()
+	c.resume()
+	t.ResetTimer()
+	for i := range ops {
+		ball = i
+		c.resume()
+		if ball != i+1 {
+			return fmt.Errorf("pong: %d; want %d", ball, i+1)
+		}
+	}
+	t.StopTimer()
+	return nil
+}
+
+// floorBuffer is a channel buffer without a lock: the least a buffered
+// channel holds, for producers and a consumer that take turns.
+type floorBuffer struct {
+	buf        [ChanBufferedCap]int
+	head, tail int
+	done       bool // the producer has sent its last value
+}
+
+func (b *floorBuffer) full() bool  { return b.tail-b.head == len(b.buf) }
+func (b *floorBuffer) empty() bool { return b.tail == b.head }
+func (b *floorBuffer) put(v int)   { b.buf[b.tail%len(b.buf)] = v; b.tail++ }
+func (b *floorBuffer) take() int   { v := b.buf[b.head%len(b.buf)]; b.head++; return v }
+
+// producer returns a coroutine that puts each value of seq into b,
+// parking while b is full, and marks b done at the end.
+func (b *floorBuffer) producer(first, step, end int) *coro {
+	return newCoro(func(park func() bool) {
+		for i := first; i < end; i += step {
+			if b.full() && !park() {
+				return
+			}
+			b.put(i)
+		}
+		b.done = true
+	})
+}
+
+// floorChanBuffered: the sender is a coroutine that fills the buffer and
+// parks when it is full; the receiver empties it and resumes the sender
+// when it is empty: per value a store and a load, per ChanBufferedCap
+// values one round trip of switches.
+func floorChanBuffered(t timer, _, ops int) error {
+	var b floorBuffer
+	prod := b.producer(0, 1, ops)
+	defer prod.stop()
+	t.ResetTimer()
+	sum := 0
+	for {
+		if b.empty() {
+			if b.done {
+				break
+			}
+			prod.resume()
+			continue
+		}
+		sum += b.take()
+	}
+	t.StopTimer()
+	if want := ops * (ops - 1) / 2; sum != want {
+		return fmt.Errorf("received sum %d; want %d", sum, want)
+	}
+	return nil
+}
+
+// floorSelect: two producer coroutines feed a buffer each; one op draws a
+// pseudo-random bit (a select chooses among ready cases at random), takes
+// a value from the first ready buffer in that order, and resumes the
+// producers when both are empty.
+func floorSelect(t timer, _, ops int) error {
+	var bufs [2]floorBuffer
+	var prods [2]*coro
+	for k := range prods {
+		prods[k] = bufs[k].producer(k, 2, ops)
+		defer prods[k].stop()
+	}
+	rnd := uint64(0x9e3779b97f4a7c15)
+	t.ResetTimer()
+	for range ops {
+		for {
+			rnd ^= rnd << 13
+			rnd ^= rnd >> 7
+			rnd ^= rnd << 17
+			i := int(rnd & 1)
+			if !bufs[i].empty() {
+				bufs[i].take()
+				break
+			}
+			if !bufs[1-i].empty() {
+				bufs[1-i].take()
+				break
+			}
+			if bufs[0].done && bufs[1].done {
+				return fmt.Errorf("both producers ended before the select")
+			}
+			for k := range prods {
+				if !bufs[k].done {
+					prods[k].resume()
+				}
+			}
+		}
+	}
+	t.StopTimer()
+	if !bufs[0].empty() || !bufs[1].empty() {
+		return fmt.Errorf("values left after %d selects", ops)
+	}
+	return nil
+}
+
+// floorSleepWake is time.Sleep: Go's own timer and park of the calling
+// goroutine, the cheapest park-until-a-deadline Go has, so the floor is
+// the peer-go row measured again.
+func floorSleepWake(t timer, n, ops int) error { return goSleepWake(t, n, ops) }
