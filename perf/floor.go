@@ -19,6 +19,13 @@ const Floor = "floor"
 // least a cancellable job with a result is given room for.
 const FloorJobSize = 128
 
+// floorSlabJobs is how many job records one allocation of the floors
+// holds (8 KiB, a small size class): a job handed to user code cannot be
+// reused, so it costs at least its share of a fresh allocation, and with
+// slabs that share comes down to the zeroing of its 128 bytes. A runtime
+// can carve jobs out of slabs too (kc does), so the floor does.
+const floorSlabJobs = 64
+
 // floorJob stands for a job. Its fields are touched by one goroutine at a
 // time, except state, which is atomic because a real job's state is read
 // by other workers (completion is published there with release
@@ -63,7 +70,18 @@ func (r *floorRing) pop() *floorJob {
 // put it on the stack, as no runtime could put a launched job there.
 type floorState struct {
 	runq floorRing
+	slab []floorJob   // the job records not handed out yet
 	done atomic.Int64 // jobs completed
+}
+
+// newJob returns a zeroed job record, carved out of the current slab.
+func (s *floorState) newJob() *floorJob {
+	if len(s.slab) == 0 {
+		s.slab = make([]floorJob, floorSlabJobs)
+	}
+	j := &s.slab[0]
+	s.slab = s.slab[1:]
+	return j
 }
 
 var floorSink atomic.Pointer[floorState] // keeps every floorState on the heap
@@ -84,7 +102,8 @@ func floorOne(j *floorJob) { j.v = 1 }
 // it, call its body and count its completion. The completion count is an
 // atomic add because the job's parent, on another worker, reads it.
 func (s *floorState) launch(body func(*floorJob)) *floorJob {
-	j := &floorJob{body: body}
+	j := s.newJob()
+	j.body = body
 	s.runq.push(j)
 	j = s.runq.pop()
 	j.body(j)
@@ -159,17 +178,15 @@ func floorAwaitCached(t timer, _, ops int) error {
 // floorNest makes depth nested scopes under parent, each a job record
 // linked to its parent, entered by a call that cannot be inlined, and
 // checked on the way out (one acquire load) for children to wait for. It
-// returns the innermost scope, which the state keeps reachable, so that
-// every record escapes to the heap as a scope handed to user code does.
+// returns the innermost scope.
 //
 //go:noinline
 func floorNest(s *floorState, parent *floorJob, depth int) *floorJob {
 	if depth == 0 {
-		s.runq.buf[0] = parent // the innermost scope is reachable: all escape
-		s.runq.buf[0] = nil
 		return parent
 	}
-	sc := &floorJob{parent: parent}
+	sc := s.newJob()
+	sc.parent = parent
 	leaf := floorNest(s, sc, depth-1)
 	if sc.state.Load() != 0 {
 		return nil // a scope with a child left: never, here

@@ -3,6 +3,7 @@ package perf
 import (
 	"fmt"
 	"iter"
+	"time"
 )
 
 // The floors of the workloads whose jobs park. A parked job is a Go
@@ -112,9 +113,10 @@ func floorWaitersStorm(t timer, n, ops int) error {
 	}()
 	t.ResetTimer()
 	for range ops {
-		event = &floorJob{}
+		event = s.newJob()
 		for i := range n {
-			w := &floorJob{v: i}
+			w := s.newJob()
+			w.v = i
 			s.runq.push(w)
 			start = s.runq.pop()
 			pool[i].resume()
@@ -253,7 +255,17 @@ func floorSelect(t timer, _, ops int) error {
 	return nil
 }
 
-// floorSleepWake is time.Sleep: Go's own timer and park of the calling
-// goroutine, the cheapest park-until-a-deadline Go has, so the floor is
-// the peer-go row measured again.
-func floorSleepWake(t timer, n, ops int) error { return goSleepWake(t, n, ops) }
+// floorSleepWake waits for the delay itself, reading the monotonic
+// clock until SleepWakeDelay has passed: nothing that sleeps may wake
+// sooner. It does not park, and parking (arming a timer, giving up the
+// worker, being woken) only adds to it; time.Sleep is not a floor, as a
+// runtime that hands the wake-up to a spinning worker can beat it.
+func floorSleepWake(t timer, _, ops int) error {
+	t.ResetTimer()
+	for range ops {
+		for t0 := time.Now(); time.Since(t0) < SleepWakeDelay; {
+		}
+	}
+	t.StopTimer()
+	return nil
+}

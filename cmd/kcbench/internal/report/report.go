@@ -2,7 +2,8 @@
 // optionally, a baseline: the machine and build configuration, the spec
 // targets with pass/fail marks, one table per workload with the backends
 // side by side (median ± confidence interval of sec/op, B/op and
-// allocs/op, the ratio of sec/op to every peer present, and the change
+// allocs/op, the ratio of sec/op to every peer present and to the floor
+// (each workload's irreducible work in plain Go), and the change
 // against the baseline), the latency percentiles, and the charts of
 // package plot embedded by their stable file names.
 package report
@@ -138,9 +139,9 @@ func (r *renderer) procs() string {
 	return strings.Join(procs, ", ")
 }
 
-// targets writes the spec target table: every non-peer backend of every
-// targeted workload, with pass/fail marks for the target and the
-// stretch goal.
+// targets writes the spec target table: every backend that is not a
+// reference (a peer or the floor) of every targeted workload, with
+// pass/fail marks for the target and the stretch goal.
 func (r *renderer) targets() {
 	b := &r.b
 	b.WriteString("## Spec targets\n\n")

@@ -54,8 +54,8 @@ func units(series []*results.Series) []string {
 }
 
 // sizeTable writes the table of one workload and size: a column per
-// backend; a row per unit (median ± CI), per peer present (sec/op ratio)
-// and, with a baseline that has any of these benchmarks, the sec/op
+// backend; a row per unit (median ± CI), per reference present (each
+// peer, then the floor: sec/op ratio) and, with a baseline that has any of these benchmarks, the sec/op
 // change against it.
 func (r *renderer) sizeTable(wl, n string, ws []*results.Series) {
 	b := &r.b
@@ -92,7 +92,7 @@ func (r *renderer) sizeTable(wl, n string, ws []*results.Series) {
 		}
 		row(escape(u), cells)
 	}
-	for _, peer := range results.Peers {
+	for _, peer := range results.References() {
 		ref, ok := centers[peer]
 		if !ok || ref <= 0 {
 			continue
