@@ -64,14 +64,14 @@ func (r *floorRing) pop() *floorJob {
 	return j
 }
 
-// floorState is the state of one floor run of JobCreate, AwaitPending or
-// NestedScopes, heap-allocated (runq is reached through a pointer that
-// escapes) so that a job pushed on runq escapes too: the compiler cannot
-// put it on the stack, as no runtime could put a launched job there.
+// floorState is the state of one floor run. It is kept on the heap
+// (floorSink), and with it the slabs its job records come from: the
+// compiler cannot put a record on the stack, as no runtime could put a
+// launched job there.
 type floorState struct {
 	runq floorRing
-	slab []floorJob   // the job records not handed out yet
-	done atomic.Int64 // jobs completed
+	slab []floorJob // the job records not handed out yet
+	jobs int64      // jobs completed: the floor's own check, a plain count
 }
 
 // newJob returns a zeroed job record, carved out of the current slab.
@@ -99,8 +99,8 @@ func floorEmpty(*floorJob) {}
 func floorOne(j *floorJob) { j.v = 1 }
 
 // launch is one job's irreducible life: allocate it, queue it, dequeue
-// it, call its body and count its completion. The completion count is an
-// atomic add because the job's parent, on another worker, reads it.
+// it, call its body and publish its completion with one atomic add, as
+// whoever waits for it (its parent, an await) may run on another worker.
 func (s *floorState) launch(body func(*floorJob)) *floorJob {
 	j := s.newJob()
 	j.body = body
@@ -108,7 +108,7 @@ func (s *floorState) launch(body func(*floorJob)) *floorJob {
 	j = s.runq.pop()
 	j.body(j)
 	j.state.Add(1)
-	s.done.Add(1)
+	s.jobs++
 	return j
 }
 
@@ -134,7 +134,7 @@ func floorSerial(count int64, op func(s *floorState) error) peerRun {
 			}
 		}
 		t.StopTimer()
-		if got := s.done.Load(); got != count*int64(ops) {
+		if got := s.jobs; got != count*int64(ops) {
 			return fmt.Errorf("%d jobs completed, want %d", got, count*int64(ops))
 		}
 		return nil
@@ -191,27 +191,33 @@ func floorNest(s *floorState, parent *floorJob, depth int) *floorJob {
 	if sc.state.Load() != 0 {
 		return nil // a scope with a child left: never, here
 	}
-	s.done.Add(1)
+	s.jobs++
 	return leaf
 }
 
-// floorFanOut runs, per op, the busiest worker's share of the n tasks:
-// ceil(n/P) of them back to back on one goroutine, P = GOMAXPROCS. No
-// schedule of n equal tasks on P workers ends sooner, and running only
-// that share leaves out every cost of spreading the rest (waking
-// workers, a barrier), which would only raise the floor, and with it
-// the noise of a loaded machine.
+// floorFanOut runs, per op, the busiest worker's share of the n
+// children: ceil(n/P) launches (see launch), each running the task, back
+// to back on one goroutine, P = GOMAXPROCS. When P divides n that is the
+// op's total work over P, which no schedule beats; it leaves out every
+// cost of spreading the children (waking workers, a barrier), which
+// would only raise the floor, and with it the noise of a loaded machine.
 func floorFanOut(t timer, n, ops int) error {
+	s := newFloorState()
 	share := busiestShare(n)
 	t.ResetTimer()
 	for range ops {
 		for range share {
-			task()
+			s.launch(floorTask)
 		}
 	}
 	t.StopTimer()
+	if got := s.jobs; got != int64(ops*share) {
+		return fmt.Errorf("%d jobs completed, want %d", got, ops*share)
+	}
 	return nil
 }
+
+func floorTask(*floorJob) { task() }
 
 // busiestShare is how many of n equal items the busiest of GOMAXPROCS
 // workers gets when they are shared out as evenly as possible.

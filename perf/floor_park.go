@@ -33,27 +33,29 @@ func newCoro(body func(park func() bool)) *coro {
 	return &coro{resume: next, stop: stop}
 }
 
-// floorCancelFanout: the children parked in their sleep are resumed, each
-// runs the rest of its body (the return from the cancelled sleep) and
-// goes back to its pool. Timed is the busiest worker's share, as in
-// floorFanOut: ceil(n/P) children resumed one after the other on one
-// goroutine, P = GOMAXPROCS; no runtime that resumes n children with P
-// workers is done sooner. Setup and teardown are untimed, as in the
-// workload; ns/child is per child of the whole op, as there.
+// floorCancelFanout: the children parked in their sleep are resumed;
+// each runs the rest of its body (the return from the cancelled sleep),
+// publishes its completion with one atomic add and goes back to its
+// pool. Timed is the busiest worker's share, as in floorFanOut: ceil(n/P)
+// children resumed one after the other on one goroutine, P = GOMAXPROCS.
+// Setup and teardown are untimed, as in the workload; ns/child is per
+// child of the whole op, as there.
 func floorCancelFanout(t timer, n, ops int) error {
+	s := newFloorState()
 	share := busiestShare(n)
 	parked := make([]*coro, share)
-	count := 0
 	t.StopTimer()
 	t.ResetTimer()
 	for range ops {
 		for i := range parked {
+			j := s.newJob()
 			parked[i] = newCoro(func(park func() bool) {
 				if !park() { // parked in the sleep
 					return
 				}
-				count++ // the rest of the body
-				park()  // back to the pool
+				j.state.Add(1) // the rest of the body: the job completes
+				s.jobs++
+				park() // back to the pool
 			})
 			parked[i].resume()
 		}
@@ -66,27 +68,27 @@ func floorCancelFanout(t timer, n, ops int) error {
 			c.stop()
 		}
 	}
-	if count != ops*share {
-		return fmt.Errorf("%d children resumed, want %d", count, ops*share)
+	if s.jobs != int64(ops*share) {
+		return fmt.Errorf("%d children resumed, want %d", s.jobs, ops*share)
 	}
 	t.ReportMetric(float64(t.Elapsed().Nanoseconds())/float64(ops*n), "ns/child")
 	return nil
 }
 
-// floorWaitersStorm: per op, a pending result (a job record), n awaiters
-// launched (each a job record queued and dequeued, then started on a
-// pooled stack) that register on the result's waiter list and park; then
-// the result is completed and every waiter resumed, reads the value, is
-// counted and goes back to the pool. All on one goroutine: at this n,
-// handing half the waiters to another worker would cost a cross-core
-// wake-up, which is more than the switches it saves.
+// floorWaitersStorm: per op, a pending result (a job record) and the
+// busiest worker's share of the n awaiters, ceil(n/P) of them, as in
+// floorFanOut: each launched (a job record through the ring) on a pooled
+// coroutine, where it registers on the result's waiter list and parks;
+// then the result completes and every waiter is resumed, reads the value
+// and publishes its completion. All on one goroutine.
 func floorWaitersStorm(t timer, n, ops int) error {
 	s := newFloorState()
+	share := busiestShare(n)
 	var (
 		event *floorJob // the pending result of the current op
 		start *floorJob // the awaiter being started
 		bad   int       // awaits that saw a wrong value
-		pool  = make([]*coro, n)
+		pool  = make([]*coro, share)
 	)
 	for i := range pool {
 		pool[i] = newCoro(func(park func() bool) {
@@ -101,7 +103,8 @@ func floorWaitersStorm(t timer, n, ops int) error {
 				if e.v != 1 {
 					bad++
 				}
-				s.done.Add(1)
+				w.state.Add(1) // the awaiter's job completes
+				s.jobs++
 			}
 		})
 		pool[i].resume()
@@ -114,7 +117,7 @@ func floorWaitersStorm(t timer, n, ops int) error {
 	t.ResetTimer()
 	for range ops {
 		event = s.newJob()
-		for i := range n {
+		for i := range share {
 			w := s.newJob()
 			w.v = i
 			s.runq.push(w)
@@ -128,8 +131,8 @@ func floorWaitersStorm(t timer, n, ops int) error {
 		}
 	}
 	t.StopTimer()
-	if got := s.done.Load(); got != int64(n*ops) || bad != 0 {
-		return fmt.Errorf("%d awaits returned (%d with a wrong value), want %d", got, bad, n*ops)
+	if got := s.jobs; got != int64(share*ops) || bad != 0 {
+		return fmt.Errorf("%d awaits returned (%d with a wrong value), want %d", got, bad, share*ops)
 	}
 	return nil
 }
