@@ -20,11 +20,13 @@ const Floor = "floor"
 const FloorJobSize = 128
 
 // floorSlabJobs is how many job records one allocation of the floors
-// holds (8 KiB, a small size class): a job handed to user code cannot be
-// reused, so it costs at least its share of a fresh allocation, and with
-// slabs that share comes down to the zeroing of its 128 bytes. A runtime
-// can carve jobs out of slabs too (kc does), so the floor does.
-const floorSlabJobs = 64
+// holds: a job handed to user code cannot be reused, so it costs at
+// least its share of a fresh allocation, and with slabs that share comes
+// down to little more than the zeroing of its 128 bytes. A runtime can
+// carve jobs out of slabs too (kc does), so the floor does. 63 records
+// and the 8-byte malloc header of an object with pointers fill the
+// 8 KiB size class; 64 would spill into the next one.
+const floorSlabJobs = 63
 
 // floorJob stands for a job. Its fields are touched by one goroutine at a
 // time, except state, which is atomic because a real job's state is read

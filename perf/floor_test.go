@@ -30,6 +30,10 @@ func TestFloorJobSize(t *testing.T) {
 	if got := unsafe.Sizeof(floorJob{}); got != FloorJobSize {
 		t.Errorf("floorJob is %d bytes; want FloorJobSize = %d", got, FloorJobSize)
 	}
+	// A slab and its malloc header fit the 8 KiB size class exactly.
+	if size := floorSlabJobs*FloorJobSize + 8; size > 8192 || size+FloorJobSize <= 8192 {
+		t.Errorf("a slab of %d jobs takes %d bytes with its header; want the most that fit 8192", floorSlabJobs, size)
+	}
 }
 
 // TestFloorAllocs checks that the floors allocate what they claim: one
