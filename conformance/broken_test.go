@@ -84,6 +84,13 @@ func TestBrokenCore(t *testing.T) {
 		{"TimeoutOverridesFailure", faults.TimeoutOverridesFailure, []string{"ExplicitCauseOverTimeout", "FailureBeforeTimeout"}},
 		{"SelectLeavesLosingNodes", faults.SelectNoCleanup, []string{"SelectWakeAndCleanup"}},
 		{"CancelledChanWaitStaysQueued", faults.ChanCancelNoDequeue, []string{"ChanCancelBlockedRecv"}},
+		{"CancelledNurseryWaitsForClose", faults.CancelledNurseryWaitsForClose, []string{"NurseryCancelledEndsWithoutClose"}},
+		{"WaitOnAncestorHangs", faults.NoWaitCycleCheck, []string{"WaitOnSelfOrAncestor"}},
+		{"RunIgnoresDoneContext", faults.RunIgnoresDoneContext, []string{"RunCancelledContext"}},
+		{"SelectRepeatedCaseQueuedTwice", faults.SelectRepeatAllowed, []string{"SelectRepeatedCase"}},
+		{"AwaitOfFailingChildCancelled", faults.AwaitCancelHidesOutcome, []string{"AwaitFailingChildAnyTiming"}},
+		{"DiscardWakesNoGet", faults.PoolGetIgnoresDiscard, []string{"PoolDiscardWakesGet"}},
+		{"CancelledProducerLeavesChannelOpen", faults.CancelledProducerSkipsBody, []string{"ProduceCancelledBeforeStart", "ActorCancelledBeforeStart"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
@@ -14,6 +15,7 @@ func contextCases() []Case {
 		mk("ContextDoneAndErr", "DESIGN Context: Done, Err", contextDoneAndErr),
 		mk("ContextValueAndDeadline", "DESIGN Context: Value, Deadline", contextValueAndDeadline),
 		mk("ContextCancelsRoot", "DESIGN Context: cancelling the Run context", contextCancelsRoot),
+		mk("RunCancelledContext", "DESIGN Context: Run with a context already cancelled", runCancelledContext),
 		mk("ErrorsMatchContext", "DESIGN Errors", errorsMatchContext),
 	}
 }
@@ -101,6 +103,57 @@ func contextCancelsRoot(rt *kc.Runtime, p *probe) {
 	})
 	p.is("Run", err, kc.ErrCancelled, context.Canceled, errCause)
 	p.state("child of the root", kid, kc.Cancelled)
+}
+
+// Run with a context that is already cancelled (or past its deadline)
+// returns the cancellation, with the context's cause, every time; a body
+// that runs at all sees the cancellation at its first checkpoint. Many
+// rounds, because a late cancel loses a race with the body only sometimes.
+func runCancelledContext(rt *kc.Runtime, p *probe) {
+	const rounds = 200
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	withCause, cancelCause := context.WithCancelCause(ctx)
+	cancelCause(errCause)
+	expired, cancelExpired := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+	defer cancelExpired()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		want []error
+	}{
+		{"cancelled", cancelled, []error{kc.ErrCancelled, context.Canceled}},
+		{"cancelled with a cause", withCause, []error{kc.ErrCancelled, context.Canceled, errCause}},
+		{"past its deadline", expired, []error{kc.ErrCancelled, context.DeadlineExceeded}},
+	} {
+		var ran, unseen, wrong int
+		var example error
+		for range rounds {
+			var bodyRan, sawIt atomic.Bool
+			err := rt.Run(tc.ctx, func(j *kc.Job) error {
+				bodyRan.Store(true)
+				sawIt.Store(j.Check() != nil)
+				return nil
+			})
+			for _, w := range tc.want {
+				if !errors.Is(err, w) {
+					wrong++
+					example = err
+					break
+				}
+			}
+			if bodyRan.Load() {
+				ran++
+				if !sawIt.Load() {
+					unseen++
+				}
+			}
+		}
+		p.check(wrong == 0, "Run with a context %s: got %d of %d results not matching %q (e.g. %v); want all matching",
+			tc.name, wrong, rounds, tc.want, example)
+		p.check(unseen == 0, "Run with a context %s: got %d of %d bodies that ran (%d did) seeing no cancellation at their first Check; want none",
+			tc.name, unseen, rounds, ran)
+	}
 }
 
 // The sentinels match context's errors, and a body's error decides its

@@ -13,6 +13,7 @@ func selectCases() []Case {
 		mk("SelectWakeAndCleanup", "05 Select cleanup rule: losing nodes deregistered", selectWakeAndCleanup),
 		mk("SelectSendCase", "05 Select: send arm handoff", selectSendCase),
 		mk("SelectCancel", "05 Select: CANCEL wake, no node left linked", selectCancel),
+		mk("SelectRepeatedCase", "05 Select: one wait node per case", selectRepeatedCase),
 	}
 }
 
@@ -127,6 +128,40 @@ func selectCancel(rt *kc.Runtime, p *probe) {
 		p.is("Select after cancel", serr, kc.ErrCancelled, errCause)
 		n, r := a.Blocked()
 		eq(p, "nodes left on the channel (senders+receivers)", n+r, 0)
+		return nil
+	}))
+}
+
+// A case value given twice to one Select (or TrySelect) is refused with
+// ErrRepeatedCase, whether or not a case is ready, and nothing is left on
+// the channel's queues; distinct cases on one channel are allowed.
+func selectRepeatedCase(rt *kc.Runtime, p *probe) {
+	a, _ := kc.NewChan[int](1)
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		rc := a.RecvCase(nil)
+		stop := p.deadman("Select with a repeated case", func() { j.Cancel(nil) })
+		i, err := kc.Select(j, rc, rc)
+		stop()
+		eq(p, "Select with a repeated case on an empty channel: index", i, -1)
+		p.is("Select with a repeated case on an empty channel", err, kc.ErrRepeatedCase)
+		p.isNot("Select with a repeated case", err, kc.ErrCancelled, kc.ErrClosed, kc.ErrWouldBlock)
+		s, r := a.Blocked()
+		eq(p, "wait nodes left on the channel (senders+receivers)", s+r, 0)
+		p.noErr("TrySend", a.TrySend(7))
+		i, err = kc.Select(j, a.SendCase(1), rc, rc)
+		eq(p, "Select with a repeated case that is ready: index", i, -1)
+		p.is("Select with a repeated case that is ready", err, kc.ErrRepeatedCase)
+		i, err = kc.TrySelect(rc, a.SendCase(1), rc)
+		eq(p, "TrySelect with a repeated case: index", i, -1)
+		p.is("TrySelect with a repeated case", err, kc.ErrRepeatedCase)
+		eq(p, "values left after the refused Selects", a.Len(), 1)
+		var v int
+		i, err = kc.Select(j, a.RecvCase(&v), a.RecvCase(&v))
+		p.noErr("Select with two distinct cases on one channel", err)
+		p.check(i == 0 || i == 1, "Select with two distinct cases: got index %d; want 0 or 1", i)
+		eq(p, "value received", v, 7)
+		s, r = a.Blocked()
+		eq(p, "wait nodes left at the end (senders+receivers)", s+r, 0)
 		return nil
 	}))
 }

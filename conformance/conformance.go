@@ -7,7 +7,9 @@
 // spec's testing matrix or one decided point of the semantics — spec 01 §4.18,
 // spec 04 §9-10, spec 02's shield, OnCancel and lease rules, spec 03's
 // wait_all and launch rules, counters, trace order, the context.Context view
-// of a job, panics, detached children, shutdown, deep nesting and blocking —
+// of a job, panics, detached children, waits that could never end, actors,
+// producers and pools cancelled at their start, shutdown, deep nesting and
+// blocking —
 // and names the spec section in Case.Spec. Every case asserts exact states,
 // errors (with errors.Is) and counts, and orders events with channels,
 // leases and cancellation rather than with sleeps, so a failure means a bug.
@@ -190,14 +192,15 @@ func guard(c Case, newRuntime func() (*kc.Runtime, error), phase *atomic.Int32) 
 }
 
 // Cases returns the suite's cases in their canonical order: spec 01's
-// matrix, spec 04's nursery scenarios, spec 02, spec 03, then the decided
-// semantics (context, panics, detached, causes, awaits, counters, trace),
-// stress and shutdown. The slice is new on each call; callers may filter it.
+// matrix, spec 04's nursery scenarios and nursery cancellation, spec 02,
+// spec 03, then the decided semantics (context, panics, detached, causes,
+// awaits, wait cycles, counters, trace, channels, select, actors), stress
+// and shutdown. The slice is new on each call; callers may filter it.
 func Cases() []Case {
 	var all []Case
-	for _, group := range [][]Case{matrixCases(), nurseryCases(), shieldCases(), leaseCases(),
-		scopeCases(), contextCases(), jobCases(), observeCases(), chanCases(), selectCases(), actorCases(),
-		stressCases(), shutdownCases()} {
+	for _, group := range [][]Case{matrixCases(), nurseryCases(), nurseryCancelCases(), shieldCases(), leaseCases(),
+		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), chanCases(), selectCases(), actorCases(),
+		actorCancelCases(), stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
 	return all

@@ -250,3 +250,22 @@ func nop(*kc.Job) error { return nil }
 func launchTooLate(s *kc.Job, err error) bool {
 	return errors.Is(err, kc.ErrCancelled) && s.IsCancelled()
 }
+
+// stallBound is how long a case lets a call that must return at once (or
+// as soon as the runtime has done what it was asked) take before it gives
+// up on it: far beyond what a working runtime needs on a loaded machine,
+// and short of the watchdogs, so that a runtime that hangs there fails with
+// a message naming the call instead of as hung.
+const stallBound = 3 * time.Second
+
+// deadman arms a watchdog for a call that may hang: unless stop is called
+// within stallBound, it records "what: got no return after 3s; want ..."
+// and calls unblock (typically the cancellation of the waiting job), so
+// that the hung call returns and the case can go on to report it.
+func (p *probe) deadman(what string, unblock func()) (stop func()) {
+	t := time.AfterFunc(stallBound, func() {
+		p.failf("%s: got no return after %v; want it to return", what, stallBound)
+		unblock()
+	})
+	return func() { t.Stop() }
+}

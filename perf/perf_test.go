@@ -2,16 +2,23 @@ package perf
 
 import (
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kcbench/kcbench/runtimes"
 )
 
-// The contract of DESIGN.md "Benchmarks and reports".
+// The contract of DESIGN.md "Benchmarks and reports": Names and Peers are
+// the one list that the benchmarks (TestBenchmarkPerWorkload) and the
+// reports (cmd/kcbench/internal/results) read; this copy checks that it
+// does not drift from the contract, which baselines refer to.
 var (
 	contractNames = []string{"JobCreate", "AwaitCached", "AwaitPending", "CancelFanout",
 		"WaitersStorm", "NestedScopes", "FanOut", "ChanPingPong", "ChanBuffered", "Select", "SleepWake"}
@@ -50,6 +57,43 @@ func TestNames(t *testing.T) {
 	w[3].Sizes[0] = -1 // Workloads returns copies
 	if Workloads()[3].Sizes[0] != 1000 {
 		t.Error("Workloads shares its Sizes with the caller")
+	}
+}
+
+// TestBenchmarkPerWorkload ties bench_test.go to Names: each workload has
+// its Benchmark<Name> function, which runs that workload, and every such
+// function runs a workload of Names.
+func TestBenchmarkPerWorkload(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "bench_test.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string]string{} // Benchmark function -> the workload it runs
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || !strings.HasPrefix(fn.Name.Name, "Benchmark") || len(fn.Body.List) != 1 {
+			continue
+		}
+		call, ok := fn.Body.List[0].(*ast.ExprStmt)
+		if !ok {
+			continue
+		}
+		if c, ok := call.X.(*ast.CallExpr); ok && len(c.Args) == 2 {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "benchWorkload" {
+				if lit, ok := c.Args[1].(*ast.BasicLit); ok {
+					runs[fn.Name.Name], _ = strconv.Unquote(lit.Value)
+				}
+			}
+		}
+	}
+	for _, name := range Names() {
+		if got, ok := runs["Benchmark"+name]; !ok || got != name {
+			t.Errorf("bench_test.go: Benchmark%s runs %q; want a Benchmark%[1]s that runs benchWorkload(b, %[1]q)", name, got)
+		}
+		delete(runs, "Benchmark"+name)
+	}
+	for fn, name := range runs {
+		t.Errorf("bench_test.go: %s runs workload %q; want only workloads of Names()", fn, name)
 	}
 }
 

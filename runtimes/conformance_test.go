@@ -1,6 +1,7 @@
 package runtimes_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kcbench/kcbench/conformance"
@@ -11,6 +12,9 @@ import (
 // TestConformance runs the whole conformance suite on every registered backend.
 func TestConformance(t *testing.T) {
 	for _, name := range runtimes.Names() {
+		if strings.HasPrefix(name, testBackendPrefix) {
+			continue
+		}
 		t.Run(name, func(t *testing.T) {
 			err := conformance.Test(func() (*kc.Runtime, error) { return runtimes.New(name) })
 			if err == nil {

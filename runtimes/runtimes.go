@@ -33,26 +33,29 @@ func (e *UnknownBackendError) Is(target error) bool { return target == ErrUnknow
 
 var (
 	mu       sync.Mutex
-	names    []string                          // registration order
-	backends = map[string]func() kc.Executor{} // under mu
+	names    []string                                   // registration order
+	backends = map[string]func() (kc.Executor, error){} // under mu
 )
 
 func init() {
-	Register("goroutine", func() kc.Executor { return goroutine.New() })
-	Register("stealing", func() kc.Executor {
-		e, err := stealing.New() // default options cannot fail
-		if err != nil {
-			panic(err)
-		}
-		return e
-	})
-	Register("vcore", func() kc.Executor { return vcore.Must(vcore.New()) }) // default options cannot fail
+	Register("goroutine", func() (kc.Executor, error) { return goroutine.New(), nil })
+	Register("stealing", func() (kc.Executor, error) { return executor(stealing.New()) })
+	Register("vcore", func() (kc.Executor, error) { return executor(vcore.New()) })
+}
+
+// executor turns a backend's New result into Register's, so that a failed
+// New gives a nil kc.Executor rather than one holding a nil pointer.
+func executor[E kc.Executor](e E, err error) (kc.Executor, error) {
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // Register makes a backend available under name: newExecutor is called once
-// per runtime New creates. It panics if name is empty or already taken, like
-// database/sql.Register.
-func Register(name string, newExecutor func() kc.Executor) {
+// per runtime New creates, and an error from it is New's error. Register
+// panics if name is empty or already taken, like database/sql.Register.
+func Register(name string, newExecutor func() (kc.Executor, error)) {
 	mu.Lock()
 	defer mu.Unlock()
 	if name == "" || newExecutor == nil {
@@ -84,7 +87,9 @@ func Validate(name string) error {
 	return nil
 }
 
-// New returns a runtime on a fresh executor of the named backend.
+// New returns a runtime on a fresh executor of the named backend. Its
+// errors: an *UnknownBackendError, or the backend constructor's error,
+// wrapped with the backend's name.
 func New(name string, opts ...kc.Option) (*kc.Runtime, error) {
 	if err := Validate(name); err != nil {
 		return nil, err
@@ -92,5 +97,9 @@ func New(name string, opts ...kc.Option) (*kc.Runtime, error) {
 	mu.Lock()
 	newExecutor := backends[name]
 	mu.Unlock()
-	return kc.New(newExecutor(), append([]kc.Option{kc.WithName(name)}, opts...)...), nil
+	ex, err := newExecutor()
+	if err != nil {
+		return nil, fmt.Errorf("runtimes: %s: %w", name, err)
+	}
+	return kc.New(ex, append([]kc.Option{kc.WithName(name)}, opts...)...), nil
 }

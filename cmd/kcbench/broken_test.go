@@ -23,6 +23,6 @@ var registerBrokenOnce sync.Once
 // registerBroken registers brokenBackend (once per test binary).
 func registerBroken() {
 	registerBrokenOnce.Do(func() {
-		runtimes.Register(brokenBackend, func() kc.Executor { return brokenTimers{goroutine.New()} })
+		runtimes.Register(brokenBackend, func() (kc.Executor, error) { return brokenTimers{goroutine.New()}, nil })
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kcbench/kcbench/internal/testutil"
 )
 
 var (
@@ -46,20 +48,7 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name, got string, rewrite bool) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if rewrite {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got, rewrite)
 }
 
 // benchstatOutput returns the golden output of real benchstat for the

@@ -25,9 +25,12 @@ func init() {
 configuration (goos, goarch, cpu, gomaxprocs, go-version, commit and
 kcbench-version file keys), the spec targets with pass/fail marks, one
 table per workload with the backends side by side (median ± CI of each
-unit, the sec/op ratio to every peer present and to the floor, and with
--baseline the change against the baseline), the latency percentiles, and the charts
-of "kcbench plot", which it also draws into <dir> unless -plots=false.
+unit, the minimum detectable effect (MDE, 90% power) of sec/op, the
+sec/op ratio to every peer present and to the floor paired by round with
+its 95% interval and MDE, and with -baseline the change against the
+baseline and its MDE), the latency percentiles, and the charts of
+"kcbench plot", which it also draws into <dir> unless -plots=false.
+docs/gate.md explains the statistics.
 It prints the files it wrote, one per line.`,
 		run: runReport,
 	})

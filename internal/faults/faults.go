@@ -42,6 +42,33 @@ const (
 	// ChanCancelNoDequeue: a channel operation woken by cancellation leaves
 	// its wait node on the channel's queue.
 	ChanCancelNoDequeue
+	// CancelledNurseryWaitsForClose: a cancelled nursery from Open stays
+	// Cancelling until Close, AwaitAll or its parent's body ends it, even
+	// once its children are done.
+	CancelledNurseryWaitsForClose
+	// NoWaitCycleCheck: a Join, Await or AwaitAll by the target itself or
+	// by a descendant of it waits (forever) instead of returning
+	// ErrWaitCycle.
+	NoWaitCycleCheck
+	// RunIgnoresDoneContext: Run with a context that is already done leaves
+	// its cancellation to context.AfterFunc's goroutine, which may come
+	// after the body ran and returned nil.
+	RunIgnoresDoneContext
+	// CancelledProducerSkipsBody: an actor or producer cancelled before its
+	// body starts skips the body, which would have closed its channel, so
+	// its senders or receivers wait forever.
+	CancelledProducerSkipsBody
+	// PoolGetIgnoresDiscard: a Get that waits on a full pool waits for a
+	// Put only, so a Discard (or a failed create) does not wake it.
+	PoolGetIgnoresDiscard
+	// AwaitCancelHidesOutcome: a pending Join or Await woken by the
+	// waiter's cancellation returns the cancellation even when the target
+	// is terminal by then (a waiter cancelled by the failure of the child it
+	// awaits gets "cancelled: failure" instead of the failure).
+	AwaitCancelHidesOutcome
+	// SelectRepeatAllowed: Select takes one case value given twice, and
+	// queues its one wait node twice on the channel.
+	SelectRepeatAllowed
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import

@@ -1,9 +1,12 @@
 // Package testutil holds what the module's tests share: a watchdog that
-// turns a hang into a failure with every goroutine's stack, and a check that
-// no goroutine started during a test outlives it. Neither measures speed.
+// turns a hang into a failure with every goroutine's stack, a check that
+// no goroutine started during a test outlives it, and golden-file
+// comparison. None measures speed.
 package testutil
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -42,4 +45,24 @@ func NoLeak(t testing.TB) {
 func stacks() []byte {
 	buf := make([]byte, 1<<20)
 	return buf[:runtime.Stack(buf, true)]
+}
+
+// Golden compares got with the golden file at path, or, with update (a
+// test's -update flag), rewrites the file with got. A missing file fails
+// t with a hint to run with -update.
+func Golden(t testing.TB, path, got string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", filepath.Base(path), got, want)
+	}
 }

@@ -13,9 +13,11 @@ import (
 // The actor ends Completed once its mailbox is closed and drained, Failed
 // when a handler returns an error or panics (a *PanicError; no goroutine
 // dies), and Cancelled when its job is cancelled. When it ends, for any
-// reason, its mailbox is closed, so later sends return ErrClosed (a
-// *ChanClosedError wrapping the failure when it failed) instead of waiting
-// forever.
+// reason, even cancelled before it started, its mailbox is closed, so
+// later sends return ErrClosed instead of waiting forever: a
+// *ChanClosedError that wraps the failure when it failed, or the
+// cancellation error (and so matches ErrCancelled too) when it was
+// cancelled.
 type Actor[M any] struct {
 	job *Job
 	box *Chan[M]
@@ -34,9 +36,9 @@ func NewActor[M any](j *Job, capacity int, handle func(a *Job, m M) error, opts 
 		return nil, err
 	}
 	a := &Actor[M]{box: box}
-	a.job, err = j.Launch(func(aj *Job) (err error) {
+	a.job, err = j.launchClosing(func(aj *Job) (err error) {
 		defer closeAfter(box, &err)
-		for {
+		for { // Recv returns the cancellation at once if aj was cancelled before it started
 			m, err := box.Recv(aj)
 			if err != nil {
 				if errors.Is(err, ErrClosed) {
@@ -48,7 +50,7 @@ func NewActor[M any](j *Job, capacity int, handle func(a *Job, m M) error, opts 
 				return err
 			}
 		}
-	}, opts...)
+	}, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +76,11 @@ func (a *Actor[M]) Job() *Job { return a.job }
 // kc_scope_produce, Kotlin's produce). When body returns, the channel is
 // closed: receivers get the values sent, then ErrClosed, or, if body
 // failed, a *ChanClosedError wrapping its failure (the failure also fails
-// the producer's job, and so j, as for any child).
+// the producer's job, and so j, as for any child). A producer cancelled
+// before body starts does not run body, but closes the channel all the
+// same: receivers get a *ChanClosedError wrapping the cancellation error
+// (it matches ErrClosed and ErrCancelled), as when a running body returns
+// the cancellation.
 //
 // A consumer that wants no more values closes the channel: the producer's
 // next Send returns ErrClosed, and a body that returns that error ends
@@ -87,18 +93,34 @@ func Produce[T any](j *Job, capacity int, body func(p *Job, out *Chan[T]) error,
 	if err != nil {
 		return nil, err
 	}
-	_, err = j.Launch(func(p *Job) (err error) {
+	_, err = j.launchClosing(func(p *Job) (err error) {
 		defer closeAfter(out, &err)
+		if err = p.Check(); err != nil {
+			return err // cancelled before it started: only close out
+		}
 		err = body(p, out)
 		if err != nil && errors.Is(err, ErrClosed) && out.closedErr() == ErrClosed {
 			return nil // the consumer closed the channel: it wants no more
 		}
 		return err
-	}, opts...)
+	}, opts)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// launchClosing is Launch for the body of an actor or producer, which
+// closes a channel when it ends: it runs even if its job is cancelled
+// before it starts (flagRunCancelled), so that the channel is closed
+// however the job ends and no one outside waits on it forever.
+func (j *Job) launchClosing(body Func, opts []JobOption) (*Job, error) {
+	c := j.rt.newJob()
+	if err := j.newChild(c, body, flagRunCancelled, opts); err != nil {
+		return nil, err
+	}
+	j.rt.ex.Spawn((*Task)(c))
+	return c, nil
 }
 
 // closeAfter is deferred by the bodies of actors and producers: it closes c

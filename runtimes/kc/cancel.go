@@ -106,12 +106,22 @@ func (j *Job) cancelWalk() {
 // with j.mu released.
 func (j *Job) cancelWalkLocked() {
 	s := j.state.Load()
+	// A nursery from Open has no body to end it: its cancellation ends it
+	// instead (spec 04 §2.3, Cancelling -> Cancelled once its children are
+	// done, with no Close). The walk marks its "body" done in the CAS that
+	// takes the walk's hold, so that the walk's own release, or the last
+	// child's or lease's after it, finishes the nursery; the hold keeps
+	// that from happening before the hooks have fired.
+	var ended uint64
+	if j.body == nil && j.rt.faults&faults.CancelledNurseryWaitsForClose == 0 {
+		ended = bitBodyDone | bitClosed
+	}
 	for {
 		if s&bitWalked != 0 || stateOf(s).Terminal() || finishing(s) {
 			j.mu.Unlock()
 			return
 		}
-		if j.state.CompareAndSwap(s, (s+oneHold)|bitWalked) {
+		if j.state.CompareAndSwap(s, (s+oneHold)|bitWalked|ended) {
 			break
 		}
 		s = j.state.Load()

@@ -50,6 +50,12 @@ var (
 	// *Chan is never ready instead.
 	ErrNilChan = errors.New("kc: nil channel")
 
+	// ErrRepeatedCase is returned by Select and TrySelect when one
+	// SelectCase value is given twice: a case has one wait node, which
+	// cannot wait on a channel's queue twice. Nothing is performed or
+	// queued.
+	ErrRepeatedCase = errors.New("kc: select case repeated")
+
 	// ErrBadCapacity is returned by NewChan, NewActor, Produce and NewPool
 	// for a negative (or, for a pool, non-positive) capacity.
 	ErrBadCapacity = errors.New("kc: bad capacity")

@@ -36,7 +36,13 @@ func Async[T any](j *Job, body func(j *Job) (T, error), opts ...JobOption) (*Def
 // A finished deferred answers at once, even to a cancelled waiter. A pending
 // one is waited for, cancellably through w, the awaiting job (nil from a
 // plain goroutine): if w is cancelled first, Await returns w's cancellation
-// error and the deferred goes on. Cost when finished: one atomic load.
+// error and the deferred goes on. A deferred that is terminal when the wait
+// ends gives its own outcome even if w was cancelled meanwhile, so a
+// waiter cancelled by the failure of the deferred it awaits (its parent or
+// an ancestor) always gets that failure, whether the deferred failed before
+// the await began or while it was pending. Awaiting from the deferred's own job, or
+// from an attached descendant of it, returns ErrWaitCycle at once. Cost
+// when finished: one atomic load.
 func (d *Deferred[T]) Await(w *Job) (T, error) {
 	if d.job.state.Load()&stateMask == uint64(Completed) {
 		return d.val, nil

@@ -28,6 +28,14 @@
 // returns and there are no children left. No transition leaves a terminal
 // state; Closing and Cancelling never return to Active.
 //
+// A nursery from Open has no body: Close (or AwaitAll, or the end of its
+// parent's body) plays the part of the body returning. A cancelled nursery
+// needs no Close (spec 04 §2.3): once cancelled, directly, by its parent or
+// by a failing child, it goes Cancelling -> Cancelled (Failed if a failure
+// was recorded) as soon as its children and leases are done, and its
+// Join, AwaitAll, TryResult and Done report that. An open nursery that is
+// not cancelled ends only on Close, AwaitAll or its parent's body ending.
+//
 // Who moves a job. Every transition but one is made while holding the
 // job's own mutex (Job.mu), by one of:
 //   - the goroutine that ran the body, at the end of it (bodyReturned):
@@ -36,8 +44,9 @@
 //   - a canceller (Cancel, the parent's cancel walk, a WithTimeout timer,
 //     Runtime.Close, the Run context): Active or Closing -> Cancelling;
 //   - the goroutine that drops the last hold on a job whose body is done: the
-//     last child to finish, the last Lease release, the end of a cancel walk,
-//     or Close on a nursery: Closing or Cancelling -> terminal.
+//     last child to finish, the last Lease release, the end of a cancel walk
+//     (which also ends a nursery's "body"), or Close on a nursery: Closing or
+//     Cancelling -> terminal.
 //
 // The exception is the common end of a job nobody else has touched (no
 // waiters, hooks, Done channel, failure or cancellation): it goes to
@@ -132,6 +141,21 @@
 // on the node's Parker and is the only one to unpark it, so every waiter is
 // woken exactly once and no wakeup is lost. Join and Await of an unstarted
 // child of the waiting job run the child inline instead of parking.
+//
+// A wait ends with the waiter's cancellation only if its target is still
+// not terminal then: a target that finished gives its own outcome, also to
+// a waiter cancelled meanwhile (DESIGN "Await"). Since a job is terminal
+// before its failure cancels its parent, and a parent's failure reaches
+// its own parent only when the parent ends, a job that awaits (Join, Await,
+// AwaitAll) a failing descendant and is cancelled by that very failure
+// always gets the failure itself, never "cancelled: failure", whatever
+// the timing.
+//
+// A wait that could never end is refused: Join, Await or AwaitAll whose
+// waiter is the target itself or an attached descendant of it (which the
+// target waits for) returns ErrWaitCycle at once. The check walks up from
+// the waiter only on the way to parking, and not at all for the common wait
+// of a parent for its child.
 //
 // # Channels, select, actors and producers
 //

@@ -37,6 +37,13 @@ var (
 	// ErrAgain is returned by WaitAll(0) while children are still running.
 	ErrAgain = errors.New("kc: children still running")
 
+	// ErrWaitCycle is returned at once by a Join, Await or AwaitAll that
+	// could never return: the waiting job is the target itself or an
+	// attached descendant of it, which the target waits for. It matches no
+	// other error (not ErrCancelled): the wait is refused, nothing was
+	// cancelled.
+	ErrWaitCycle = errors.New("kc: wait for itself or an ancestor")
+
 	// ErrGoexit is the failure of a job whose body called runtime.Goexit.
 	ErrGoexit = errors.New("kc: body called runtime.Goexit")
 

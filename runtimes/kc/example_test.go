@@ -115,3 +115,37 @@ func ExampleJob_Shield() {
 	// inside: false <nil>
 	// kc: cancelled: shutting down
 }
+
+// A cancelled nursery ends as soon as its children are done: it needs no
+// Close, so the parent can Join it.
+func ExampleJob_Open_cancel() {
+	rt := kc.New(goroutine.New())
+	defer rt.Close()
+
+	_ = rt.Run(context.Background(), func(j *kc.Job) error {
+		n, _ := j.Open()
+		n.Launch(func(c *kc.Job) error { return c.Sleep(time.Hour) })
+		n.Cancel(nil)
+		fmt.Println("Join:", n.Join(j))
+		fmt.Println("nursery:", n.State())
+		return nil
+	})
+	// Output:
+	// Join: kc: cancelled
+	// nursery: Cancelled
+}
+
+// A job that waits for itself, or for an ancestor that waits for it, gets
+// ErrWaitCycle at once instead of waiting forever.
+func ExampleErrWaitCycle() {
+	rt := kc.New(goroutine.New())
+	defer rt.Close()
+
+	_ = rt.Run(context.Background(), func(j *kc.Job) error {
+		c, _ := j.Launch(func(c *kc.Job) error { return j.Join(c) }) // a child joins its parent
+		err := c.Join(j)
+		fmt.Println(err, errors.Is(err, kc.ErrWaitCycle))
+		return nil
+	})
+	// Output: kc: wait for itself or an ancestor true
+}

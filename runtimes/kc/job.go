@@ -27,11 +27,12 @@ type bodyRunner interface{ runBody(j *Job) error }
 type jobFlags uint32
 
 const (
-	flagDetached   jobFlags = 1 << iota // not in the parent's child list
-	flagSupervisor                      // ignores child failures
-	flagScope                           // Scope/SupervisorScope/WithTimeout: the caller gets the failure; the parent does not
-	flagOpen                            // made by Open: no body, Close ends it
-	flagDeadline                        // x.deadline is set (immutable)
+	flagDetached     jobFlags = 1 << iota // not in the parent's child list
+	flagSupervisor                        // ignores child failures
+	flagScope                             // Scope/SupervisorScope/WithTimeout: the caller gets the failure; the parent does not
+	flagOpen                              // made by Open: no body; Close or its cancel walk ends it
+	flagDeadline                          // x.deadline is set (immutable)
+	flagRunCancelled                      // the body runs even if the job is cancelled before it starts (actors, producers)
 )
 
 // Job is a node of the job tree (see the package doc for its state machine).
@@ -111,11 +112,15 @@ func (j *Job) claim() bool { return j.state.Or(bitClaimed)&bitClaimed == 0 }
 
 // run runs the claimed body and then the end-of-body transition, on behalf
 // of w (nil: release the parent at once; see Worker). A job cancelled
-// before its body started skips the body.
+// before its body started skips the body, unless it has flagRunCancelled:
+// the bodies of actors and producers must run to close their channel, and
+// check for the cancellation themselves.
 func (j *Job) run(w *Worker) {
 	if s := j.state.Load(); s&(bitCancel|bitShield) == bitCancel || j.parentDown() {
-		j.bodyReturned(nil, w)
-		return
+		if j.flags&flagRunCancelled == 0 || j.rt.faults&faults.CancelledProducerSkipsBody != 0 {
+			j.bodyReturned(nil, w)
+			return
+		}
 	}
 	returned := false
 	defer func() {

@@ -3,19 +3,31 @@ package kc
 import (
 	"errors"
 	"sync"
+
+	"github.com/kcbench/kcbench/internal/faults"
 )
 
 // Pool is an owned pool of at most max items (spec 05 "owned (pool)"
 // channel): Get hands out a free item, creating one with the create hook
 // while fewer than max exist, and otherwise waits, cancellably, for one to
-// be put back; Put resets an item with the reset hook and returns it.
-// Database connections and large buffers are the usual items.
+// be put back or discarded; Put resets an item with the reset hook and
+// returns it. Database connections and large buffers are the usual items.
+//
+// The pool holds max places: each is a free item, an item handed out, an
+// item being created, or an empty place (a token on the slots channel).
+// Get takes a free item or, failing that, an empty place and fills it with
+// create; Discard and a create that fails or panics give the place back.
+// A Get with neither waits on both channels at once (Select), so whatever
+// frees a place first, a Put or a Discard, wakes it: no Get waits while a
+// place is empty.
 //
 // The zero Pool is not usable; make one with NewPool. Its methods are safe
 // for concurrent use. Cost: Get and Put of a free item take one channel
-// operation (one mutex, no allocation).
+// operation (one mutex, no allocation); a Get that creates takes two, and
+// one that waits allocates its two Select cases and wait node.
 type Pool[T any] struct {
 	free   *Chan[T]          // items ready to hand out; capacity max
+	slots  *Chan[struct{}]   // empty places, one token each; capacity max, full at first
 	create func() (T, error) // immutable
 	reset  func(T)           // immutable; may be nil
 
@@ -41,31 +53,59 @@ func NewPool[T any](max int, create func() (T, error), reset func(T)) (*Pool[T],
 	if err != nil {
 		return nil, err
 	}
-	return &Pool[T]{free: free, create: create, reset: reset}, nil
+	slots, err := NewChan[struct{}](max)
+	if err != nil {
+		return nil, err
+	}
+	for range max {
+		slots.TrySend(struct{}{})
+	}
+	return &Pool[T]{free: free, slots: slots, create: create, reset: reset}, nil
 }
 
 // Get returns a free item, creating one if none is free and fewer than max
-// exist, else waiting for a Put. The wait is cancellable through j (nil
-// from a plain goroutine) like Chan.Recv. An error from create is returned
-// as is, and the item does not count.
+// exist, else waiting for a Put or a Discard. The wait is cancellable
+// through j (nil from a plain goroutine) like Chan.Recv. An error from
+// create is returned as is, and the item does not count.
 func (p *Pool[T]) Get(j *Job) (T, error) {
 	if v, err := p.free.TryRecv(); err == nil {
 		return v, nil
 	}
-	p.mu.Lock()
-	if p.created < cap(p.free.buf) {
-		p.created++
-		p.mu.Unlock()
-		v, err := p.create()
-		if err != nil {
-			p.mu.Lock()
-			p.created--
-			p.mu.Unlock()
+	if _, err := p.slots.TryRecv(); err == nil {
+		return p.fill()
+	}
+	var v T
+	if j != nil && j.rt.faults&faults.PoolGetIgnoresDiscard != 0 {
+		return p.free.Recv(j)
+	}
+	i, err := Select(j, p.free.RecvCase(&v), p.slots.RecvCase(nil))
+	switch {
+	case err != nil:
+		var zero T
+		return zero, err
+	case i == 1:
+		return p.fill()
+	}
+	return v, nil
+}
+
+// fill makes a new item in an empty place taken from slots; if create
+// fails or panics, it gives the place back, waking a waiting Get.
+func (p *Pool[T]) fill() (v T, err error) {
+	made := false
+	defer func() {
+		if !made {
+			p.slots.TrySend(struct{}{})
 		}
+	}()
+	if v, err = p.create(); err != nil {
 		return v, err
 	}
+	made = true
+	p.mu.Lock()
+	p.created++
 	p.mu.Unlock()
-	return p.free.Recv(j)
+	return v, nil
 }
 
 // Put resets v and makes it free again, waking a waiting Get. It never
@@ -81,13 +121,18 @@ func (p *Pool[T]) Put(v T) error {
 }
 
 // Discard gives up an item handed out by Get (a broken connection, say):
-// it no longer counts, so a later Get may create a new one.
+// it no longer counts, and its place is free for a new one, which a Get
+// already waiting, or the next one, creates. Discard with no item made
+// does nothing.
 func (p *Pool[T]) Discard() {
 	p.mu.Lock()
-	if p.created > 0 {
-		p.created--
+	if p.created == 0 {
+		p.mu.Unlock()
+		return
 	}
+	p.created--
 	p.mu.Unlock()
+	p.slots.TrySend(struct{}{}) // never full: the discarded item held this place
 }
 
 // Len returns the number of free items.

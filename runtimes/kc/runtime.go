@@ -64,7 +64,10 @@ func (rt *Runtime) Stats() Stats { return rt.stats.snapshot() }
 // Run runs body as a root job and returns its Result once it and all its
 // non-detached descendants are terminal. Cancelling ctx cancels the root
 // (with the context's cause); its values are visible through Job.Value and
-// its deadline through Job.Deadline. After Close, Run returns ErrClosed.
+// its deadline through Job.Deadline. If ctx is already done, the body does
+// not run and Run returns the cancellation (matching ErrCancelled, and
+// context.Canceled or the context's cause). After Close, Run returns
+// ErrClosed.
 func (rt *Runtime) Run(ctx context.Context, body Func) error {
 	if body == nil {
 		return ErrNilBody
@@ -89,6 +92,16 @@ func (rt *Runtime) Run(ctx context.Context, body Func) error {
 				<-fired // the cancel walk runs on the AfterFunc goroutine: let it end
 			}
 		}()
+		// AfterFunc calls its f on a goroutine of its own even when ctx is
+		// already done, which may come after the body has started, or
+		// after it has ended with nil. A context cancelled before Run is
+		// recorded here, before the root is spawned: the body is then
+		// skipped (a job cancelled before it starts never runs its body)
+		// and Run returns the cancellation. The AfterFunc's cancel then
+		// finds the root already cancelled and changes nothing.
+		if ctx.Err() != nil && rt.faults&faults.RunIgnoresDoneContext == 0 {
+			r.cancel(context.Cause(ctx), byCancel)
+		}
 	}
 	rt.ex.Spawn((*Task)(r))
 	if !r.terminal() {

@@ -44,7 +44,9 @@ func (j *Job) Launch(body Func, opts ...JobOption) (*Job, error) {
 // Open makes an explicit scope (a Trio nursery): a child job with no body.
 // Launch children into it, then Close it, or AwaitAll it (Close, wait,
 // result), or let it be closed when j's body returns. Its children's failures
-// fail and cancel it like any job, and its own failure fails j.
+// fail and cancel it like any job, and its own failure fails j. Once
+// cancelled (by Cancel, by j's cancellation or by a failing child) it ends
+// as soon as its children and leases are done, without Close (spec 04 §2.3).
 func (j *Job) Open(opts ...JobOption) (*Job, error) {
 	n := new(Job)
 	if err := j.newChild(n, nil, flagOpen, opts); err != nil {

@@ -2,6 +2,7 @@ package kc
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -99,7 +100,10 @@ func (c *Chan[T]) dequeueLocked(s *sudog[T]) error {
 // goroutine): if j is cancelled first, Select returns -1 and j's
 // cancellation error and no case is performed. With no case on a non-nil
 // channel, Select waits for j's cancellation; with a nil j too it returns
-// -1 and ErrWouldBlock rather than block forever.
+// -1 and ErrWouldBlock rather than block forever. A case value given
+// twice is refused: Select returns -1 and an error matching
+// ErrRepeatedCase, performs nothing and leaves nothing queued (distinct
+// cases on one channel are fine).
 //
 // Cost: Select locks the cases' channels together (in address order, so
 // concurrent Selects cannot deadlock) once to look for a ready case and,
@@ -107,10 +111,13 @@ func (c *Chan[T]) dequeueLocked(s *sudog[T]) error {
 func Select(j *Job, cases ...SelectCase) (int, error) { return selectCases(j, cases, true) }
 
 // TrySelect performs one ready case like Select, or returns -1 and
-// ErrWouldBlock if none is ready.
+// ErrWouldBlock if none is ready; a repeated case is ErrRepeatedCase.
 func TrySelect(cases ...SelectCase) (int, error) { return selectCases(nil, cases, false) }
 
 func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
+	if err := repeatedCase(j, cases); err != nil {
+		return -1, err
+	}
 	if j != nil {
 		if err := j.Check(); err != nil {
 			return -1, err
@@ -173,6 +180,26 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 		return -1, j.cancelErr()
 	}
 	return chosen, err
+}
+
+// repeatedCase returns an error matching ErrRepeatedCase if one case value
+// appears twice in cases: its one wait node cannot be on a queue twice.
+// Cost: len(cases)² / 2 pointer comparisons, one for the usual two cases.
+func repeatedCase(j *Job, cases []SelectCase) error {
+	if j != nil && j.rt.faults&faults.SelectRepeatAllowed != 0 {
+		return nil
+	}
+	for a := 1; a < len(cases); a++ {
+		if cases[a] == nil {
+			continue
+		}
+		for b := range a {
+			if cases[a] == cases[b] {
+				return fmt.Errorf("%w: cases %d and %d are the same", ErrRepeatedCase, b, a)
+			}
+		}
+	}
+	return nil
 }
 
 func lockAll(locks []*sync.Mutex) {

@@ -1,11 +1,13 @@
 package kc
 
+import "github.com/kcbench/kcbench/internal/goruntime"
+
 // slabJobs is how many jobs Launch carves out of one allocation.
 const slabJobs = 4
 
 // jobSlab is the current slab of one P: an array of jobs allocated at once,
 // of which the first n have been handed out. Only a goroutine pinned to the
-// P (procPin) touches it, so its fields need no atomics: a pin excludes
+// P (goruntime.ProcPin) touches it, so its fields need no atomics: a pin excludes
 // every other goroutine from the P until it unpins, and the scheduler's own
 // synchronization orders one pinned section after the previous one on that
 // P. It fills a cache line, so no two Ps share one.
@@ -26,27 +28,27 @@ type jobSlab struct {
 // Under the race detector, which cannot see that a pin makes the slab's
 // fields single-writer, every job is its own allocation.
 func (rt *Runtime) newJob() *Job {
-	if raceEnabled {
+	if goruntime.RaceEnabled {
 		return new(Job)
 	}
-	pid := procPin()
+	pid := goruntime.ProcPin()
 	if pid < len(rt.slabs) {
 		if s := &rt.slabs[pid]; s.jobs != nil && s.n < slabJobs {
 			j := &s.jobs[s.n]
 			s.n++
-			procUnpin()
+			goruntime.ProcUnpin()
 			return j
 		}
 	}
-	procUnpin()
+	goruntime.ProcUnpin()
 	a := new([slabJobs]Job) // unpinned: allocating may assist the GC
 	// Install the rest as this P's slab. If the goroutine moved, or another
 	// one installed a slab meanwhile, the one replaced is dropped: the jobs
 	// it handed out stay valid, the rest are garbage.
-	pid = procPin()
+	pid = goruntime.ProcPin()
 	if pid < len(rt.slabs) {
 		rt.slabs[pid] = jobSlab{jobs: a, n: 1}
 	}
-	procUnpin()
+	goruntime.ProcUnpin()
 	return &a[0]
 }

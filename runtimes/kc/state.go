@@ -68,7 +68,7 @@ const (
 	bitCancel                            // cancellation requested (spec 02 CANCELLED)
 	bitShield                            // shield depth > 0 (spec 02 IGNORED)
 	bitWalked                            // the cancel walk began or the job is terminal: Done is closed
-	bitBodyDone                          // the body returned, or the nursery was closed
+	bitBodyDone                          // the body returned, or the nursery was closed or its cancel walk began
 	bitClosed                            // no new children: Closing or later
 	bitTimedOut                          // cancelled by its own timeout (and not replaced)
 	bitHasOpen                           // some child was made by Open and may need auto-closing

@@ -2,7 +2,9 @@ package kc
 
 import (
 	"sync/atomic"
-	"unsafe" // for go:linkname, the stripes' alignment and plain increments
+	"unsafe" // for the stripes' alignment and plain increments
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // Stats holds the spec 01 counters. Each counts its event exactly once:
@@ -78,20 +80,12 @@ func newCounters(procs int) *counters {
 	return &counters{stripes: s[:procs], shared: &s[procs]}
 }
 
-// procPin and procUnpin are the runtime's, kept linkname-accessible on
-// purpose (go.dev/issue/67401; sync.Pool uses them): pinned, the goroutine
-// stays on its P, so the stripe it picked is its own P's for the add.
-//
-//go:linkname procPin runtime.procPin
-func procPin() int
-
-//go:linkname procUnpin runtime.procUnpin
-func procUnpin()
-
-// add counts one event c on the stripe of the caller's P.
+// add counts one event c on the stripe of the caller's P. Pinned
+// (goruntime.ProcPin), the goroutine stays on its P, so the stripe it
+// picked is its own P's for the add.
 func (cs *counters) add(c counter) {
-	if pid := procPin(); pid < len(cs.stripes) {
-		if raceEnabled {
+	if pid := goruntime.ProcPin(); pid < len(cs.stripes) {
+		if goruntime.RaceEnabled {
 			cs.stripes[pid].c[c].Add(1)
 		} else {
 			p := (*uint64)(unsafe.Pointer(&cs.stripes[pid].c[c]))
@@ -100,7 +94,7 @@ func (cs *counters) add(c counter) {
 	} else {
 		cs.shared.c[c].Add(1)
 	}
-	procUnpin()
+	goruntime.ProcUnpin()
 }
 
 func (cs *counters) snapshot() Stats {

@@ -151,9 +151,22 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 // outside the runtime). A pending j that is w's own unstarted child is run
 // inline on the caller, which saves a park and a wake. It returns w's
 // cancellation error if w is cancelled first, else nil.
+//
+// "First" is decided by j's state when the wait ends, not by which wake
+// came first: if j is terminal by then, join returns nil (the caller
+// reports j's outcome), even though w was cancelled. This is what makes
+// the outcome of awaiting a failing descendant independent of timing: a
+// job publishes its terminal state before its failure cancels its parent
+// (finishLocked, then released), and a parent's failure reaches its own
+// parent only when the parent ends, so a waiter cancelled by the failure
+// of the job it awaits always finds that job terminal, whether it failed
+// before the wait began or while it was pending.
 func (j *Job) join(w *Job) error {
 	if w != nil {
 		if w.IsCancelled() {
+			if j.terminal() {
+				return nil
+			}
 			return w.cancelErr()
 		}
 		if j.parent == w && j.flags&flagDetached == 0 && j.claim() {
@@ -162,11 +175,37 @@ func (j *Job) join(w *Job) error {
 				return nil
 			}
 		}
+		if j.parent != w && j.awaitedBy(w) {
+			return ErrWaitCycle
+		}
 	}
-	if j.wait(w, waitTerminal, 0, w != nil) == wakeCancel {
+	if j.wait(w, waitTerminal, 0, w != nil) == wakeCancel &&
+		(!j.terminal() || j.rt.faults&faults.AwaitCancelHidesOutcome != 0) {
 		return w.cancelErr()
 	}
 	return nil
+}
+
+// awaitedBy reports whether w is j or an attached descendant of j: then j
+// cannot end before w does, and a wait by w for j could never return. It
+// walks up from w and stops at j, at j's parent (below which j is not), or
+// at a root or detached job (whose parent does not wait for it). Cost:
+// O(levels between w and j's parent), paid only by a wait that is about to
+// park, and never by the common wait for a child (j.parent == w), which the
+// caller skips.
+func (j *Job) awaitedBy(w *Job) bool {
+	if j.rt.faults&faults.NoWaitCycleCheck != 0 {
+		return false
+	}
+	for a := w; a != nil; a = a.parent {
+		if a == j {
+			return true
+		}
+		if a == j.parent || !a.attached() {
+			return false
+		}
+	}
+	return false
 }
 
 // result is the job's Result; it reads only what is immutable once the
@@ -184,6 +223,11 @@ func (j *Job) result() error {
 // Join waits until j is terminal and returns its Result. The wait is
 // cancellable through w, the waiting job (nil from a plain goroutine): if w
 // is cancelled first, Join returns w's cancellation error and j goes on.
+// If j is terminal when the wait ends, Join returns j's Result even if w
+// was cancelled meanwhile: a job joining a failing descendant gets that
+// failure, not the cancellation the failure causes, whatever the timing.
+// If w is j itself or an attached descendant of j, which j waits for, Join
+// returns ErrWaitCycle at once instead of waiting forever.
 func (j *Job) Join(w *Job) error {
 	if !j.terminal() {
 		if err := j.join(w); err != nil {
@@ -254,8 +298,12 @@ func (j *Job) WaitAll(timeout time.Duration) error {
 }
 
 // AwaitAll is spec 04 await_all: Close j, wait for it (cancellable through
-// w, like Join) and return its Result.
+// w, like Join) and return its Result. If w is j or an attached descendant
+// of j, it returns ErrWaitCycle at once and does not close j.
 func (j *Job) AwaitAll(w *Job) error {
+	if w != nil && j.parent != w && !j.terminal() && j.awaitedBy(w) {
+		return ErrWaitCycle
+	}
 	j.Close()
 	return j.Join(w)
 }

@@ -102,8 +102,8 @@ func waitAllScenario(t *testing.T, rt *kc.Runtime) {
 			if err := n.WaitAll(0); err != nil {
 				t.Errorf("nursery WaitAll(0) after its children ended = %v", err)
 			}
-			if st := n.State(); st != kc.Cancelling {
-				t.Errorf("cancelled nursery after WaitAll: %v; want Cancelling (not closed, so not terminal)", st)
+			if st := n.State(); st != kc.Cancelled {
+				t.Errorf("cancelled nursery after WaitAll: %v; want Cancelled (a cancelled nursery ends with its last child, unclosed)", st)
 			}
 			return nil
 		})

@@ -1,8 +1,6 @@
 package stealing
 
 import (
-	"errors"
-	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -72,44 +70,15 @@ type shard struct {
 	_ [60]byte
 }
 
-// Option configures New.
-type Option func(*config)
-
-type config struct {
-	workers, maxExtra int
-	maxExtraSet       bool
-}
-
-// Workers sets how many workers run tasks at once (default GOMAXPROCS).
-func Workers(n int) Option { return func(c *config) { c.workers = n } }
-
-// MaxExtra sets how many temporary workers the monitor may add when tasks
-// block where the runtime cannot see it (default 64 + 4 x workers).
-func MaxExtra(n int) Option { return func(c *config) { c.maxExtra, c.maxExtraSet = n, true } }
-
-// ErrBadOption is matched by New's error for an out-of-range option.
-var ErrBadOption = errors.New("stealing: bad option")
-
 // New returns an executor with one ring per P (GOMAXPROCS at the time of
-// the call), or an error matching ErrBadOption. It starts the monitor
+// the call), or an *OptionError (matching ErrOption). It starts the monitor
 // goroutine (asleep until work is queued); workers start on demand. All of
 // them end at Close. Cost: about 2.5 KB per P.
 func New(opts ...Option) (*Executor, error) {
 	procs := runtime.GOMAXPROCS(0)
-	c := config{workers: procs}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
-	if c.workers < 1 || c.workers > 1<<16 {
-		return nil, fmt.Errorf("%w: Workers(%d): want 1 to 65536", ErrBadOption, c.workers)
-	}
-	if !c.maxExtraSet {
-		c.maxExtra = 64 + 4*c.workers
-	}
-	if c.maxExtra < 0 || c.maxExtra > 1<<16 {
-		return nil, fmt.Errorf("%w: MaxExtra(%d): want 0 to 65536", ErrBadOption, c.maxExtra)
+	c, err := newConfig(procs, opts)
+	if err != nil {
+		return nil, err
 	}
 	e := &Executor{
 		rings: make([]ring, procs),

@@ -4,26 +4,20 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"unsafe" // for go:linkname and plain slot stores
+	"unsafe" // for plain slot stores
 
+	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
-// procPin disables preemption of the calling goroutine and returns the id
-// of the P (the scheduler's processor slot) it is running on; procUnpin
-// undoes it. Between the two, no other goroutine can run on that P, so the
-// pinned goroutine is the only owner of the ring with that index. Both are
-// kept linkname-accessible by the runtime on purpose (go.dev/issue/67401;
-// sync.Pool's poolLocal relies on the same pair). A pinned section must
-// not block, allocate, or take a lock that can park: everything between
-// procPin and procUnpin in this package is a bounded number of atomic
-// operations. Cost: about 1 ns each.
-//
-//go:linkname procPin runtime.procPin
-func procPin() int
-
-//go:linkname procUnpin runtime.procUnpin
-func procUnpin()
+// procPin and procUnpin are goruntime.ProcPin and goruntime.ProcUnpin
+// under this package's names (they inline to the same direct calls):
+// between the two, no other goroutine can run on the caller's P, so the
+// pinned goroutine is the only owner of the ring with that index.
+// Everything between them in this package is a bounded number of atomic
+// operations.
+func procPin() int { return goruntime.ProcPin() }
+func procUnpin()   { goruntime.ProcUnpin() }
 
 const (
 	ringSize = 256 // power of two
@@ -153,7 +147,7 @@ func (r *ring) pushMany(ts []*kc.Task) int {
 // Owner only; see the ring doc for why a plain store is enough.
 func (r *ring) setSlot(i uint32, t *kc.Task) {
 	s := &r.slots[i&ringMask]
-	if raceEnabled {
+	if goruntime.RaceEnabled {
 		s.Store(t)
 		return
 	}
@@ -169,7 +163,7 @@ func (r *ring) setSlot(i uint32, t *kc.Task) {
 // does not wait). Owner only; only put may use it, through push (see
 // put).
 func (r *ring) setTail(v uint32) {
-	if raceEnabled || runtime.GOARCH != "amd64" {
+	if goruntime.RaceEnabled || runtime.GOARCH != "amd64" {
 		r.tail.Store(v)
 		return
 	}

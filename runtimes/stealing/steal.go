@@ -91,7 +91,6 @@ func (e *Executor) stealNext(w *worker) *kc.Task {
 // spinner and work is left, it wakes another worker: spawners that saw it
 // spinning did not (Go's resetspinning).
 func (e *Executor) stopSpinning(w *worker) {
-	w.state = wsRunning
 	if !w.spinning {
 		return
 	}
@@ -108,7 +107,6 @@ func (e *Executor) exit(w *worker) {
 		e.sched.spinning.Add(-1)
 	}
 	e.sched.running.Add(-1)
-	w.state = wsExited
 }
 
 // idleWait blocks an idle worker, whose counts are already released, until a
@@ -116,26 +114,22 @@ func (e *Executor) exit(w *worker) {
 // at most base workers idle: one more exits at once (false), which is how
 // the goroutines started to compensate for blocked ones retire.
 func (e *Executor) idleWait(w *worker) bool {
-	w.state = wsIdle
 	// The load keeps a burst of retiring workers (after a mass wake-up of
 	// parked tasks) from all writing the counter only to undo it.
 	if e.sched.idle.Load() >= e.base {
-		w.state = wsExited
 		return false
 	}
 	if e.sched.idle.Add(1) > e.base {
 		e.sched.idle.Add(-1)
-		w.state = wsExited
 		return false
 	}
 	select {
 	case <-e.idle:
 		e.sched.idle.Add(-1)
-		w.state, w.spinning = wsSpinning, true
+		w.spinning = true
 		return true
 	case <-e.quit:
 		e.sched.idle.Add(-1)
-		w.state = wsExited
 		return false
 	}
 }

@@ -35,12 +35,14 @@ func newExecutorRuntime(t *testing.T, opts ...stealing.Option) (*stealing.Execut
 }
 
 func TestBadInput(t *testing.T) {
-	for _, o := range []stealing.Option{stealing.Workers(0), stealing.Workers(-3), stealing.Workers(1 << 20), stealing.MaxExtra(-1), stealing.MaxExtra(1 << 20)} {
-		if _, err := stealing.New(o); !errors.Is(err, stealing.ErrBadOption) {
-			t.Errorf("New with a bad option: got %v; want ErrBadOption", err)
+	for _, o := range []stealing.Option{stealing.Workers(0), stealing.Workers(-3), stealing.Workers(1 << 20), stealing.MaxExtra(-1), stealing.MaxExtra(1<<20 + 1), nil} {
+		ex, err := stealing.New(o)
+		var oe *stealing.OptionError
+		if ex != nil || !errors.Is(err, stealing.ErrOption) || !errors.As(err, &oe) {
+			t.Errorf("New with a bad option: got %v, %v; want nil and an *OptionError", ex, err)
 		}
 	}
-	ex, err := stealing.New(nil) // a nil option is ignored
+	ex, err := stealing.New(stealing.Workers(stealing.MaxWorkers), stealing.MaxExtra(0))
 	if err != nil {
 		t.Fatal(err)
 	}

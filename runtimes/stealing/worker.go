@@ -2,45 +2,21 @@ package stealing
 
 import "github.com/kcbench/kcbench/runtimes/kc"
 
-// workerState is where a worker is in its loop. Only the worker's own
-// goroutine reads or writes it (it documents the loop and lets the loop
-// assert its own transitions); the shared view is the counters in
-// schedState.
-type workerState uint8
-
-const (
-	// wsSearching: looking at its P's ring and the injector. Counted in
-	// running. Next: wsRunning, wsSpinning, wsIdle, wsExited.
-	wsSearching workerState = iota
-	// wsSpinning: looking for a ring to steal from. Counted in running and
-	// spinning; a worker woken by wake starts here. Next: wsRunning (found
-	// work), wsIdle (gave up), wsExited (Close).
-	wsSpinning
-	// wsRunning: inside Task.RunOn. Counted in running, except from the
-	// moment its task blocks in Park (which releases the slot; the task
-	// comes back as debt). Next: wsSearching, or wsIdle when it pays a debt
-	// or retires because running is over the target.
-	wsRunning
-	// wsIdle: blocked on the idle channel, counted nowhere. Next: wsSpinning
-	// (a waker handed it a slot), wsExited (Close).
-	wsIdle
-	// wsExited: the goroutine has returned, or is returning. Terminal.
-	wsExited
-)
-
 const (
 	injectEvery = 61 // a worker checks the injector first on every 61st task (fairness)
 	spinRounds  = 4  // steal passes, with a Gosched between them, before going idle (as many as Go's findRunnable)
 )
 
 // worker is the loop state of one worker goroutine. It is local to that
-// goroutine: no other goroutine ever sees it.
+// goroutine: no other goroutine ever sees it. Where the worker is in its
+// loop (running a task, searching its P's ring, spinning to steal, idle)
+// is the code position plus spinning; the shared view is the counters in
+// schedState.
 type worker struct {
 	kw       kc.Worker // releases of the tasks' parents, batched (flushed before the worker stops running tasks)
-	state    workerState
-	spinning bool   // counted in schedState.spinning
-	ticks    uint32 // tasks found, for the injector fairness check
-	rnd      uint32 // xorshift state for the victim order
+	spinning bool      // counted in schedState.spinning
+	ticks    uint32    // tasks found, for the injector fairness check
+	rnd      uint32    // xorshift state for the victim order
 }
 
 // wake starts or wakes a spinning worker if no worker is spinning and fewer
@@ -91,12 +67,11 @@ func (e *Executor) startSpinner() {
 // work is a worker goroutine, born spinning with its slot counted.
 func (e *Executor) work() {
 	defer e.wg.Done()
-	w := &worker{state: wsSpinning, spinning: true, rnd: uint32(fastSeed())}
+	w := &worker{spinning: true, rnd: uint32(fastSeed())}
 	clean := false
 	defer func() {
 		if !clean { // a body called runtime.Goexit: give the slot back
 			w.kw.Flush()
-			w.state = wsExited
 			if !e.payDebt() {
 				e.sched.running.Add(-1)
 			}
@@ -111,9 +86,7 @@ func (e *Executor) work() {
 			clean = true
 			return
 		}
-		w.state = wsRunning
 		t.RunOn(&w.kw)
-		w.state = wsSearching
 		// A task that parked came back without a slot (see Park); whichever
 		// worker ends a task first takes that debt over and leaves, without
 		// touching running. Else, if the monitor lowered the target, retire.
@@ -180,7 +153,6 @@ func (e *Executor) findWork(w *worker) *kc.Task {
 			e.sched.spinning.Add(1)
 		}
 		if w.spinning {
-			w.state = wsSpinning
 			if t := e.spin(w); t != nil {
 				e.stopSpinning(w)
 				return t
@@ -195,7 +167,6 @@ func (e *Executor) findWork(w *worker) *kc.Task {
 		e.sched.running.Add(-1)
 		if e.anyWork() && !e.sched.closed.Load() {
 			e.sched.running.Add(1)
-			w.state = wsSearching
 			continue
 		}
 		if !e.idleWait(w) {

@@ -131,12 +131,38 @@ func TestSysmonSleepsWhenIdle(t *testing.T) {
 	}
 }
 
+// TestThreadIDs checks that Park's caller lookup is on wherever threadID
+// is implemented: without it the registry stays empty and Park never hands
+// a core off.
+func TestThreadIDs(t *testing.T) {
+	switch runtime.GOOS + "/" + runtime.GOARCH {
+	case "windows/amd64", "windows/arm64":
+	default:
+		switch runtime.GOOS {
+		case "linux", "darwin", "freebsd":
+		default:
+			t.Skipf("no threadID on %s/%s", runtime.GOOS, runtime.GOARCH)
+		}
+	}
+	if !threadIDsWork() {
+		t.Fatalf("threadIDsWork on %s/%s: got false; want true (threadID: %d)", runtime.GOOS, runtime.GOARCH, threadID())
+	}
+	var r registry
+	r.init(4)
+	if len(r.slots) != 4 {
+		t.Errorf("registry.init(4): got %d slots; want 4", len(r.slots))
+	}
+}
+
 // TestRegistrySelfUnlocked checks that a goroutine that is not locked to
 // its thread never finds a worker in the registry, while other goroutines
 // keep locking threads and registering and unregistering on them (an
 // unlocked caller can move off its thread mid-lookup, and the thread can be
 // locked and registered by another goroutine meanwhile).
 func TestRegistrySelfUnlocked(t *testing.T) {
+	if !threadIDsWork() {
+		t.Skipf("no thread ids on %s/%s: the registry stays empty", runtime.GOOS, runtime.GOARCH)
+	}
 	var r registry
 	r.init(8)
 	stop := make(chan struct{})

@@ -64,7 +64,8 @@ func Workers(n int) Option {
 // core's owner thread is pinned to one CPU of the process's affinity mask
 // (core i to the i-th allowed CPU, wrapping), and a thread is unpinned
 // before it is handed back to the Go runtime. New fails with a
-// *PinError if the affinity syscalls are refused.
+// *PinError if the affinity syscalls are refused, or, on an OS other than
+// Linux, with one matching ErrPinningUnsupported.
 func Pinning(on bool) Option {
 	return func(c *config) error { c.pin = on; return nil }
 }
@@ -117,14 +118,4 @@ func newConfig(opts []Option) (config, error) {
 	}
 	c.workers = min(c.workers, MaxWorkers)
 	return c, nil
-}
-
-// Must returns e, or panics with err. It is for New with options that
-// cannot fail (none, Workers or Spin with valid constants), as the
-// registry uses it; pass user input to New and handle the error instead.
-func Must(e *Executor, err error) *Executor {
-	if err != nil {
-		panic(err)
-	}
-	return e
 }

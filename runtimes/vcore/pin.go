@@ -1,18 +1,22 @@
 package vcore
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
 )
 
+// ErrPinningUnsupported is matched (errors.Is) by New's *PinError when
+// Pinning(true) is asked for on an OS where vcore cannot set a thread's CPU
+// affinity (every OS but Linux). Without pinning, vcore runs on every OS.
+var ErrPinningUnsupported = errors.New("CPU pinning is not supported on " + runtime.GOOS)
+
 // PinError is New's error when CPU pinning was asked for and the affinity
-// syscalls are refused (a sandbox, a cgroup without the CPU). It unwraps to
-// the syscall's error.
+// syscalls are refused (a sandbox, a cgroup without the CPU) or the OS has
+// none (ErrPinningUnsupported). It unwraps to the syscall's error.
 type PinError struct {
-	Op  string // "sched_getaffinity" or "sched_setaffinity"
+	Op  string // "sched_getaffinity", "sched_setaffinity", or "pin" when unsupported
 	CPU int    // the CPU New tried to pin to, or -1
 	Err error
 }
@@ -28,11 +32,13 @@ func (e *PinError) Unwrap() error { return e.Err }
 
 // pinner pins owner threads to CPUs. The zero pinner (pinning off) does
 // nothing and costs a branch. With pinning on, pin and unpin are one
-// sched_setaffinity syscall each (about 1 µs).
+// sched_setaffinity syscall each (about 1 µs). The syscalls live in
+// pin_linux.go; on other OSes setup fails with ErrPinningUnsupported, so
+// on stays false and pin and unpin never reach them.
 type pinner struct {
-	on   bool        // immutable after setup
-	orig unix.CPUSet // the process's mask at New; restored by unpin. Immutable.
-	cpus []int       // CPUs in orig, ascending; immutable
+	on   bool    // immutable after setup
+	orig cpuMask // the process's mask at New; restored by unpin. Immutable.
+	cpus []int   // CPUs in orig, ascending; immutable
 	errs atomic.Uint64
 }
 
@@ -42,6 +48,9 @@ type pinner struct {
 // restore fails, that goroutine exits still locked and the Go runtime
 // destroys the pinned thread instead of reusing it.
 func (p *pinner) setup() error {
+	if !pinSupported {
+		return &PinError{Op: "pin", CPU: -1, Err: ErrPinningUnsupported}
+	}
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -55,29 +64,6 @@ func (p *pinner) setup() error {
 		return err
 	}
 	p.on = true
-	return nil
-}
-
-func (p *pinner) try() error {
-	if err := unix.SchedGetaffinity(0, &p.orig); err != nil {
-		return &PinError{Op: "sched_getaffinity", CPU: -1, Err: err}
-	}
-	for i := range len(p.orig) * 64 {
-		if p.orig.IsSet(i) {
-			p.cpus = append(p.cpus, i)
-		}
-	}
-	if len(p.cpus) == 0 {
-		return &PinError{Op: "sched_getaffinity", CPU: -1, Err: unix.EINVAL}
-	}
-	var one unix.CPUSet
-	one.Set(p.cpus[0])
-	if err := unix.SchedSetaffinity(0, &one); err != nil {
-		return &PinError{Op: "sched_setaffinity", CPU: p.cpus[0], Err: err}
-	}
-	if err := unix.SchedSetaffinity(0, &p.orig); err != nil {
-		return &PinError{Op: "sched_setaffinity", CPU: -1, Err: err}
-	}
 	return nil
 }
 
@@ -95,9 +81,7 @@ func (p *pinner) pin(cpu int) {
 	if !p.on || cpu < 0 {
 		return
 	}
-	var one unix.CPUSet
-	one.Set(cpu)
-	if unix.SchedSetaffinity(0, &one) != nil {
+	if pinThread(cpu) != nil {
 		p.errs.Add(1)
 	}
 }
@@ -105,7 +89,7 @@ func (p *pinner) pin(cpu int) {
 // unpin restores the process mask on the calling thread before it is
 // unlocked and returned to the Go runtime.
 func (p *pinner) unpin() {
-	if p.on && unix.SchedSetaffinity(0, &p.orig) != nil {
+	if p.on && setThreadMask(&p.orig) != nil {
 		p.errs.Add(1)
 	}
 }

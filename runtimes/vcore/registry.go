@@ -2,10 +2,8 @@ package vcore
 
 import (
 	"sync/atomic"
-	_ "unsafe" // for go:linkname
 
-	"golang.org/x/sys/unix"
-
+	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -68,28 +66,37 @@ const (
 // tid = 0, before it unlocks its thread (so no other goroutine can run on
 // that thread while the tid is there). Lookups by the owner itself see its
 // own stores in program order. The zero registry has no slots: add leaves
-// every worker unregistered and self finds nobody; call init. Cost: add and remove are a CAS or two;
-// self is a gettid syscall (about 100 ns here) and a scan of at most hwm
-// slots.
+// every worker unregistered and self finds nobody; call init. So does a
+// registry on an OS without thread ids (tid.go). Cost: add and remove are
+// a CAS or two; self is a threadID (a gettid syscall on Linux, about
+// 100 ns here) and a scan of at most hwm slots.
 type registry struct {
-	slots []regSlot    // immutable slice header after init
+	slots []regSlot    // immutable slice header after init; nil without thread ids
 	hwm   atomic.Int32 // slots at or above hwm were never used; only grows
 }
 
 type regSlot struct {
-	tid atomic.Int32
+	tid atomic.Uint64 // threadID of the slot's locked thread; 0: free
 	w   atomic.Pointer[worker]
 }
 
 // init sizes the registry for n workers locked at once: the cores' owners
-// plus the bounded number of goroutines sysmon took a core from.
-func (r *registry) init(n int) { r.slots = make([]regSlot, n) }
+// plus the bounded number of goroutines sysmon took a core from. Without
+// working thread ids it leaves the registry slotless.
+func (r *registry) init(n int) {
+	if threadIDsWork() {
+		r.slots = make([]regSlot, n)
+	}
+}
 
 // add registers w for the calling thread. If every slot is taken (which
 // the retake bound rules out), w runs unregistered: its Park then waits
 // without handing its core off, slower but correct.
 func (r *registry) add(w *worker) {
-	tid := int32(unix.Gettid())
+	var tid uint64
+	if len(r.slots) > 0 {
+		tid = threadID()
+	}
 	for i := range r.slots {
 		s := &r.slots[i]
 		if s.tid.Load() != 0 || !s.tid.CompareAndSwap(0, tid) {
@@ -122,20 +129,24 @@ func (r *registry) remove(w *worker) {
 //
 // The caller need not be locked: a body that parked once and came back
 // coreless may park again, and so may a goroutine of the body's own. An
-// unlocked goroutine can move off its thread between the gettid and the
+// unlocked goroutine can move off its thread between the threadID and the
 // scan, and another goroutine can lock that thread and register it
 // meanwhile: the scan would then return that goroutine's worker (seen
 // under -race in TestNoLostWakeup: a coreless body released another
-// owner's core). So self stays pinned to its P (procPin: the goroutine
-// neither moves nor yields) from the gettid to the end of the scan. While
-// it runs on the thread, no other goroutine holds the thread locked, and a
-// slot cannot name the thread without being the caller's own: add comes
-// after LockOSThread and remove before UnlockOSThread. The pinned section
-// is a raw syscall and at most hwm loads.
+// owner's core). So self stays pinned to its P (goruntime.ProcPin: the
+// goroutine neither moves nor yields) from the threadID to the end of the
+// scan. While it runs on the thread, no other goroutine holds the thread
+// locked, and a slot cannot name the thread without being the caller's
+// own: add comes after LockOSThread and remove before UnlockOSThread. The
+// pinned section is a threadID (a raw syscall or a load) and at most hwm
+// loads.
 func (r *registry) self() *worker {
-	procPin()
-	tid := int32(unix.Gettid())
 	n := int(r.hwm.Load())
+	if n == 0 {
+		return nil
+	}
+	goruntime.ProcPin()
+	tid := threadID()
 	var w *worker
 	for i := range n {
 		if r.slots[i].tid.Load() == tid {
@@ -143,16 +154,6 @@ func (r *registry) self() *worker {
 			break
 		}
 	}
-	procUnpin()
+	goruntime.ProcUnpin()
 	return w
 }
-
-// procPin disables preemption of the calling goroutine (it cannot be
-// descheduled or move to another thread) until procUnpin; see the stealing
-// package, which uses the same pair for its per-P rings.
-//
-//go:linkname procPin runtime.procPin
-func procPin() int
-
-//go:linkname procUnpin runtime.procUnpin
-func procUnpin()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,7 +13,6 @@ import (
 	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/kc"
 	"github.com/kcbench/kcbench/runtimes/vcore"
-	"golang.org/x/sys/unix"
 )
 
 func newRT(t *testing.T, opts ...vcore.Option) (*kc.Runtime, *vcore.Executor) {
@@ -178,7 +178,13 @@ func TestNoGoroutineLeft(t *testing.T) {
 func TestPinning(t *testing.T) {
 	ex, err := vcore.New(vcore.Pinning(true), vcore.Workers(2))
 	var pe *vcore.PinError
-	if errors.As(err, &pe) && (errors.Is(err, unix.EPERM) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS)) {
+	if runtime.GOOS != "linux" {
+		if !errors.As(err, &pe) || !errors.Is(err, vcore.ErrPinningUnsupported) {
+			t.Fatalf("New(Pinning(true)) on %s: got %v; want a *PinError matching ErrPinningUnsupported", runtime.GOOS, err)
+		}
+		return
+	}
+	if errors.As(err, &pe) && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS)) {
 		t.Skipf("the sandbox refuses affinity syscalls: %v", err)
 	}
 	if err != nil {

@@ -12,21 +12,12 @@ import (
 	"testing"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results/resultstest"
 )
-
-// load reads a results file from cmd/kcbench/testdata.
-func load(t *testing.T, name string) *results.Set {
-	t.Helper()
-	set, err := results.Load(filepath.Join("..", "..", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
 
 func TestPlan(t *testing.T) {
 	var names []string
-	for _, c := range Plan(load(t, "results.txt")) {
+	for _, c := range Plan(resultstest.Load(t, "results.txt")) {
 		names = append(names, c.Name)
 	}
 	want := []string{
@@ -42,7 +33,7 @@ func TestPlan(t *testing.T) {
 
 func TestWriteFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "plots")
-	files, err := Write(dir, load(t, "results.txt"))
+	files, err := Write(dir, resultstest.Load(t, "results.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,11 @@
 // optionally, a baseline: the machine and build configuration, the spec
 // targets with pass/fail marks, one table per workload with the backends
 // side by side (median ± confidence interval of sec/op, B/op and
-// allocs/op, the ratio of sec/op to every peer present and to the floor
-// (each workload's irreducible work in plain Go), and the change
-// against the baseline), the latency percentiles, and the charts of
-// package plot embedded by their stable file names.
+// allocs/op, the minimum detectable effect of sec/op, the paired ratio
+// of sec/op to every peer present and to the floor (each workload's
+// irreducible work in plain Go) with its interval and minimum detectable
+// effect, and the change against the baseline), the latency percentiles,
+// and the charts of package plot embedded by their stable file names.
 package report
 
 import (
@@ -81,6 +82,7 @@ func Render(w io.Writer, set *results.Set, opts Options) error {
 	b.WriteString("# kcbench report\n\n")
 	r.config()
 	r.targets()
+	b.WriteString(legend)
 	for _, wl := range workloads {
 		r.workload(wl)
 	}

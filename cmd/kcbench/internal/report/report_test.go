@@ -10,40 +10,15 @@ import (
 	"testing"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results/resultstest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// testdata is cmd/kcbench/testdata, shared with the command's tests.
-var testdata = filepath.Join("..", "..", "testdata")
-
-// load reads a file of testdata.
+// load reads a results file of cmd/kcbench/testdata.
 func load(t *testing.T, name string) *results.Set {
 	t.Helper()
-	set, err := results.Load(filepath.Join(testdata, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join(testdata, name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	return resultstest.Load(t, name)
 }
 
 func TestGolden(t *testing.T) {
@@ -62,7 +37,7 @@ func TestGolden(t *testing.T) {
 			if err := Render(&b, load(t, "results.txt"), tc.opts); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.golden, b.String())
+			resultstest.Golden(t, tc.golden, b.String(), *update)
 		})
 	}
 }
@@ -92,7 +67,7 @@ func TestTargets(t *testing.T) {
 	if strings.Contains(out, "| JobCreate | peer-") || strings.Contains(out, "| JobCreate | floor |") {
 		t.Error("peers and the floor must be exempt from the spec targets")
 	}
-	if !strings.Contains(out, "| sec/op vs floor | 8.43× | 5.07× | 4.61× | 7.84× | 8.64× | 9.91× | 1.00× |") {
+	if !strings.Contains(out, "| sec/op vs floor | 8.42× (8.23–8.60, MDE 4.2%) | 5.07× (4.97–5.16, MDE 3.5%) |") {
 		t.Error("JobCreate's table lacks its sec/op vs floor row")
 	}
 	if strings.Contains(out, "![") {

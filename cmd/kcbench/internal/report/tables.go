@@ -8,6 +8,7 @@ import (
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchunit"
 
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/plot"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
@@ -54,9 +55,10 @@ func units(series []*results.Series) []string {
 }
 
 // sizeTable writes the table of one workload and size: a column per
-// backend; a row per unit (median ± CI), per reference present (each
-// peer, then the floor: sec/op ratio) and, with a baseline that has any of these benchmarks, the sec/op
-// change against it.
+// backend; a row per unit (median ± CI) and the sec/op MDE, a row per
+// reference present (each peer, then the floor: the paired sec/op ratio,
+// its interval and MDE) and, with a baseline that has any of these
+// benchmarks, the sec/op change against it and its MDE.
 func (r *renderer) sizeTable(wl, n string, ws []*results.Series) {
 	b := &r.b
 	backends := results.Backends(ws)
@@ -91,6 +93,15 @@ func (r *renderer) sizeTable(wl, n string, ws []*results.Series) {
 			}
 		}
 		row(escape(u), cells)
+		if u == results.SecPerOp {
+			for i, be := range backends {
+				cells[i] = "—"
+				if s := find(be, u); s != nil {
+					cells[i] = mdeCell(s)
+				}
+			}
+			row("sec/op MDE", cells)
+		}
 	}
 	for _, peer := range results.References() {
 		ref, ok := centers[peer]
@@ -100,8 +111,13 @@ func (r *renderer) sizeTable(wl, n string, ws []*results.Series) {
 		cells := make([]string, len(backends))
 		for i, be := range backends {
 			cells[i] = "—"
-			if c, ok := centers[be]; ok {
-				cells[i] = fmt.Sprintf("%.2f×", c/ref)
+			c, ok := centers[be]
+			switch {
+			case !ok:
+			case be == peer:
+				cells[i] = "1.00×"
+			default:
+				cells[i] = ratioCell(find(peer, results.SecPerOp), find(be, results.SecPerOp), ref, c)
 			}
 		}
 		row("sec/op vs "+peer, cells)
@@ -121,8 +137,8 @@ func (r *renderer) sizeTable(wl, n string, ws []*results.Series) {
 }
 
 // vsBaseline compares cur with the same benchmark in the baseline:
-// benchstat's delta ("+7.12%", or "~" when not significant at 0.05)
-// and comparison ("p=0.000 n=10").
+// benchstat's delta ("+7.12%", or "~" when not significant at 0.05),
+// comparison ("p=0.000 n=10") and the MDE of the two samples.
 func (r *renderer) vsBaseline(cur *results.Series, wl, backend, n string) string {
 	base := results.Find(r.baseSeries, wl, backend, n, results.SecPerOp)
 	if cur == nil || base == nil {
@@ -134,7 +150,7 @@ func (r *renderer) vsBaseline(cur *results.Series, wl, backend, n string) string
 	cmp := benchmath.AssumeNothing.Compare(sb, sc)
 	delta := cmp.FormatDelta(benchmath.AssumeNothing.Summary(sb, confidence).Center,
 		benchmath.AssumeNothing.Summary(sc, confidence).Center)
-	return delta + " (" + cmp.String() + ")"
+	return delta + " (" + cmp.String() + ", MDE " + percent(paired.UnpairedMDE(base.Values, cur.Values, rowAlpha)) + ")"
 }
 
 // latency writes the latency section: per workload with latency lines,

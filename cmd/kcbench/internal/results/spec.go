@@ -8,22 +8,19 @@ import (
 	"github.com/kcbench/kcbench/perf"
 )
 
-// Known lists the stable workload names of DESIGN.md, in report order.
-// Baselines refer to them, so they never change.
-var Known = []string{
-	"JobCreate", "AwaitCached", "AwaitPending", "CancelFanout",
-	"WaitersStorm", "NestedScopes", "FanOut", "ChanPingPong",
-	"ChanBuffered", "Select", "SleepWake",
-}
+// Known lists the stable workload names of DESIGN.md, in report order:
+// perf's, which the benchmarks run. Baselines refer to them, so they never
+// change.
+var Known = perf.Names()
 
 // PeerPrefix starts the name of every peer backend.
 const PeerPrefix = "peer-"
 
 // ReferencePeer is the peer that ratios are taken against by default.
-const ReferencePeer = "peer-go"
+const ReferencePeer = perf.PeerGo
 
-// Peers lists the peers kcbench compares against, in report order.
-var Peers = []string{"peer-go", "peer-errgroup", "peer-conc", "peer-context"}
+// Peers lists the peers kcbench compares against, in report order: perf's.
+var Peers = perf.Peers()
 
 // IsPeer reports whether backend is a peer rather than a kcbench
 // runtime.

@@ -1,0 +1,128 @@
+package paired
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestHolm(t *testing.T) {
+	for _, tc := range []struct{ ps, want []float64 }{
+		{nil, []float64{}},
+		{[]float64{0.01}, []float64{0.01}},
+		// Sorted 0.01, 0.02, 0.04: 3·0.01, max(0.03, 2·0.02), max(0.04, 0.04).
+		{[]float64{0.04, 0.01, 0.02}, []float64{0.04, 0.03, 0.04}},
+		// The running maximum keeps the adjusted values monotone, and
+		// they are capped at 1.
+		{[]float64{0.5, 0.001, 0.9, 0.3}, []float64{1, 0.004, 1, 0.9}},
+	} {
+		got := Holm(tc.ps)
+		if !slices.EqualFunc(got, tc.want, func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }) {
+			t.Errorf("Holm(%v) = %v; want %v", tc.ps, got, tc.want)
+		}
+	}
+}
+
+// slower returns n pairs whose B is A times ratio times a small
+// deterministic wobble (so that the ranks have no ties).
+func slower(n int, ratio float64) []Pair {
+	out := make([]Pair, n)
+	for i := range out {
+		wobble := 1 + 0.01*math.Sin(float64(3*i+1))
+		a := 1e-6 * (1 + 0.5*math.Cos(float64(i)))
+		out[i] = Pair{A: a, B: a * ratio * wobble}
+	}
+	return out
+}
+
+func TestJudgeVerdicts(t *testing.T) {
+	rows := []Row{
+		{Name: "same", Unit: "sec/op", Pairs: slower(20, 1)},
+		{Name: "slower", Unit: "sec/op", Pairs: slower(20, 1.10)},
+		{Name: "faster", Unit: "sec/op", Pairs: slower(20, 0.90)},
+		{Name: "slightly-slower", Unit: "sec/op", Pairs: slower(20, 1.03)},
+		{Name: "rate-down", Unit: "ops/s", HigherIsBetter: true, Pairs: slower(20, 0.90)},
+		{Name: "rate-up", Unit: "ops/s", HigherIsBetter: true, Pairs: slower(20, 1.10)},
+		{Name: "short", Unit: "sec/op", Pairs: slower(5, 2)},
+		{Name: "zero-allocs", Unit: "allocs/op", Pairs: slices.Repeat([]Pair{{0, 0}}, 20)},
+		{Name: "new-alloc", Unit: "allocs/op", Pairs: append(slices.Repeat([]Pair{{0, 0}}, 19), Pair{0, 1})},
+	}
+	want := []Verdict{OK, Regressed, Improved, OK, Regressed, Improved, TooFew, OK, Invalid}
+	got := Judge(rows, Options{Alpha: 0.05, MaxRegress: 0.05})
+	for i, j := range got {
+		if j.Row.Name != rows[i].Name || j.Verdict != want[i] {
+			t.Errorf("%s: verdict %v (adj p %.3g, ratio %.4f, err %v); want %v", rows[i].Name, j.Verdict, j.AdjP, j.Est.Ratio, j.Err, want[i])
+		}
+	}
+	if !errors.Is(got[6].Err, ErrTooFew) || !errors.Is(got[8].Err, ErrNonPositive) {
+		t.Errorf("errors: short %v, new-alloc %v; want ErrTooFew, ErrNonPositive", got[6].Err, got[8].Err)
+	}
+	// slightly-slower is significant but within MaxRegress; with no
+	// tolerance it regresses.
+	if j := Judge(rows[3:4], Options{MaxRegress: 0})[0]; j.Verdict != Regressed {
+		t.Errorf("slightly-slower, max regress 0: %v; want regressed", j.Verdict)
+	}
+	// Holm over the 6 judged rows that vary (zero-allocs cannot
+	// reject and is left out): the strictest level is 0.05/6.
+	for _, j := range got {
+		if j.Verdict == TooFew || j.Verdict == Invalid {
+			if j.AdjP != 1 || !math.IsInf(j.Detectable, 1) {
+				t.Errorf("%s: adj p %v, detectable %v; want 1, +Inf", j.Row.Name, j.AdjP, j.Detectable)
+			}
+			continue
+		}
+		if want := mde(j.Est.SE, j.Est.N, 0.05/6, 0); j.Est.MDE != want {
+			t.Errorf("%s: MDE %v; want %v (at 0.05/6)", j.Row.Name, j.Est.MDE, want)
+		}
+		if j.Detectable < 0.05 || j.Detectable < j.Est.MDE {
+			t.Errorf("%s: detectable %v below max regress or MDE %v", j.Row.Name, j.Detectable, j.Est.MDE)
+		}
+	}
+}
+
+// TestJudgeTarone checks that rows that cannot reject do not make the
+// others stricter: one varying row among 100 all-equal ones is judged as
+// if alone.
+func TestJudgeTarone(t *testing.T) {
+	rows := []Row{{Name: "x", Pairs: slower(8, 1.10)}}
+	alone := Judge(rows, DefaultOptions)[0]
+	for range 100 {
+		rows = append(rows, Row{Name: "allocs", Pairs: slices.Repeat([]Pair{{3, 3}}, 8)})
+	}
+	j := Judge(rows, DefaultOptions)
+	if j[0].AdjP != alone.AdjP || j[0].Verdict != Regressed || j[0].Est.MDE != alone.Est.MDE {
+		t.Errorf("among 100 constant rows: adj p %v, %v, MDE %v; alone: %v, %v, MDE %v",
+			j[0].AdjP, j[0].Verdict, j[0].Est.MDE, alone.AdjP, alone.Verdict, alone.Est.MDE)
+	}
+	if j[1].AdjP != 1 || j[1].Verdict != OK {
+		t.Errorf("constant row: adj p %v, %v; want 1, ok", j[1].AdjP, j[1].Verdict)
+	}
+}
+
+func TestJudgeOptions(t *testing.T) {
+	rows := []Row{{Name: "x", Pairs: slower(10, 1)}}
+	for _, o := range []Options{{Alpha: 1}, {Alpha: -0.1}, {Confidence: 1.5}, {MaxRegress: -0.01}, {MaxRegress: math.NaN()}} {
+		j := Judge(rows, o)[0]
+		if j.Verdict != Invalid || !errors.Is(j.Err, ErrOptions) || !j.Verdict.Failing() {
+			t.Errorf("options %+v: verdict %v, err %v; want a failing invalid with ErrOptions", o, j.Verdict, j.Err)
+		}
+	}
+	if err := (Options{}).Check(); err != nil {
+		t.Errorf("zero Options: %v; want the defaults", err)
+	}
+	if got := Judge(nil, DefaultOptions); len(got) != 0 {
+		t.Errorf("no rows: %v", got)
+	}
+}
+
+func TestVerdictString(t *testing.T) {
+	for v, want := range map[Verdict]string{OK: "ok", Improved: "improved", Regressed: "regressed", TooFew: "too-few-pairs", Invalid: "invalid", 9: "Verdict(9)"} {
+		if v.String() != want {
+			t.Errorf("%d: %q; want %q", int(v), v.String(), want)
+		}
+		if fail := v == Regressed || v == TooFew || v == Invalid; v.Failing() != fail && v != 9 {
+			t.Errorf("%v.Failing() = %v", v, v.Failing())
+		}
+	}
+}

@@ -1,0 +1,25 @@
+// Package goruntime is the module's one window onto Go runtime internals: the
+// processor pin that sync.Pool uses, and whether the race detector is on.
+// Packages use these names instead of declaring their own linknames or
+// build-tagged constants.
+package goruntime
+
+import _ "unsafe" // for go:linkname
+
+// ProcPin disables preemption of the calling goroutine and returns the id
+// of the P (the scheduler's processor slot) it is running on; ProcUnpin
+// undoes it. Between the two the goroutine neither moves to another thread
+// nor yields, and no other goroutine runs on that P, so a pinned goroutine
+// is the only user of per-P data with that index. Both are the runtime's
+// procPin and procUnpin, kept linkname-accessible on purpose
+// (go.dev/issue/67401; sync.Pool relies on the same pair). A pinned section
+// must not block, allocate, or take a lock that can park. Cost: about 1 ns
+// each; a call of either compiles to a direct call into the runtime.
+//
+//go:linkname ProcPin runtime.procPin
+func ProcPin() int
+
+// ProcUnpin ends the pinned section ProcPin began.
+//
+//go:linkname ProcUnpin runtime.procUnpin
+func ProcUnpin()

@@ -1,6 +1,0 @@
-//go:build !race
-
-package stealing
-
-// raceEnabled reports whether the race detector is on (see race.go).
-const raceEnabled = false
