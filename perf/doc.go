@@ -112,20 +112,21 @@
 // code cannot be reused but can share an allocation; a run queue is a
 // plain ring with one owner; a completion is one atomic add, since its
 // waiter may run on another worker; a parked job is an iter.Pull
-// coroutine, pooled where stacks could be reused, since switching to it
-// is the cheapest way Go has to resume a function in progress (no run
-// queue, no wake-up of another thread; a goroutine woken through a
-// channel or WaitGroup costs more). Spinning hand-offs between cores are
-// not used: they bill a second core to one op, and a job blocked in a
-// channel must give its worker up to other jobs. Where the children of
-// an op are independent (FanOut, CancelFanout, WaitersStorm) the floor
-// is the busiest worker's share, ceil(n/GOMAXPROCS) children on one
-// goroutine, with no cost of spreading them: when GOMAXPROCS divides n
-// that is the total work over the workers, which no schedule beats. The other floors run on one goroutine: a
-// runtime could overlap a little of them across cores (another worker
-// running a job while its launcher allocates the next), but only by
-// moving each job between the cores' caches, which costs more than the
-// few nanoseconds it could hide. Per workload:
+// coroutine, pooled where stacks could be reused, since switching to it is
+// the cheapest way Go has to resume a function in progress (no run queue,
+// no wake-up of another thread; a goroutine woken through a channel or
+// WaitGroup costs more). Spinning hand-offs between cores are not used:
+// they bill a second core to one op, and a job blocked in a channel must
+// give its worker up to other jobs. Where the children of an op are
+// independent (FanOut, CancelFanout, WaitersStorm) the floor is the
+// busiest worker's share, ceil(n/GOMAXPROCS) children on one goroutine,
+// with no cost of spreading them: when GOMAXPROCS divides n that is the
+// total work over the workers, which no schedule beats. The other floors
+// run on one goroutine: a runtime could overlap a little of them across
+// cores (another worker running a job while its launcher allocates the
+// next), but only by moving each job between the cores' caches, which
+// costs more per job than the pop, call and add it could take off the
+// launcher. Per workload:
 //
 // JobCreate: allocate a job, push it on the ring, pop it, call its empty
 // body (an indirect call that cannot be inlined) and publish its
