@@ -17,7 +17,8 @@
 // that for a sized workload; peers run as backend=peer-go (a go statement
 // with sync.WaitGroup or a channel), peer-errgroup (golang.org/x/sync/errgroup),
 // peer-conc (github.com/sourcegraph/conc) and peer-context (context.WithCancel
-// trees). The workload names are a contract: baselines refer to them.
+// trees), and every workload has a floor, backend=floor (see Floors). The
+// workload names are a contract: baselines refer to them.
 //
 // # Conventions
 //
@@ -96,14 +97,89 @@
 // equivalent of a scope that cancels on failure), peer-conc (conc.WaitGroup,
 // which has no cancellation). No context peer: a context does not wait.
 //
-// ChanPingPong, ChanBuffered, Select and SleepWake are contract names of
-// workloads still to come.
+// ChanPingPong, ChanBuffered, Select and SleepWake: kc.Chan, kc.Select and
+// Job.Sleep against Go's channels, select and time.Sleep (peer-go); their
+// ops are described by Workload.Op and in chan.go.
+//
+// # Floors
+//
+// The floor of a workload (backend=floor, floor.go and floor_park.go) is
+// its irreducible work done in plain Go, measured in the same run as the
+// backends, so that sec/op vs floor says how far each is from the limit.
+// Each is a lower bound: a runtime can only go below it by skipping work
+// the workload asks for. The common parts: a job is a 128-byte record
+// (FloorJobSize) carved out of 8 KiB slabs, since a job handed to user
+// code cannot be reused but can share an allocation; a run queue is a
+// plain ring with one owner; a completion is one atomic add, since its
+// waiter may run on another worker; a parked job is an iter.Pull
+// coroutine, pooled where stacks could be reused, since switching to it is
+// the cheapest way Go has to resume a function in progress (no run queue,
+// no wake-up of another thread; a goroutine woken through a channel or
+// WaitGroup costs more). Spinning hand-offs between cores are not used:
+// they bill a second core to one op, and a job blocked in a channel must
+// give its worker up to other jobs. Where the children of an op are
+// independent (FanOut, CancelFanout, WaitersStorm) the floor is the
+// busiest worker's share, ceil(n/GOMAXPROCS) children on one goroutine,
+// with no cost of spreading them: when GOMAXPROCS divides n that is the
+// total work over the workers, which no schedule beats. The other floors
+// run on one goroutine: a runtime could overlap a little of them across
+// cores (another worker running a job while its launcher allocates the
+// next), but only by moving each job between the cores' caches, which
+// costs more per job than the pop, call and add it could take off the
+// launcher. Per workload:
+//
+// JobCreate: allocate a job, push it on the ring, pop it, call its empty
+// body (an indirect call that cannot be inlined) and publish its
+// completion: the life of a launched job, none of which can be skipped.
+//
+// AwaitCached: an acquire load of the finished job's state and loads of
+// its value and error; an await cannot read less.
+//
+// AwaitPending: JobCreate's floor with a body that stores the value,
+// then the await's load of it. No park and wake: a runtime may run a
+// child that its awaiter finds unstarted inline (kc does), so a hand-off
+// is not work the workload requires.
+//
+// CancelFanout: resume the parked children (coroutines), each running
+// the rest of its body and publishing its completion: the busiest
+// worker's share, the finding and signalling of the children left out.
+//
+// WaitersStorm: allocate the pending result; launch the awaiters (a job
+// record each, through the ring) on pooled coroutines, each registering
+// on the result's waiter list and parking; complete the result; resume
+// each waiter, which reads the value and completes: the busiest
+// worker's share of the awaiters.
+//
+// NestedScopes: 100 nested non-inlined calls, each allocating a scope
+// record linked to its parent and checking it on the way out (one
+// load) for children to wait for.
+//
+// FanOut: the busiest worker's share of the op: ceil(n/GOMAXPROCS)
+// launches, each running the task.
+//
+// ChanPingPong: the partner is a coroutine; a round trip is a switch to
+// it and a switch back, the least two rendezvous hand-offs between two
+// stacks take.
+//
+// ChanBuffered: the sender is a coroutine that fills a lock-free buffer
+// of ChanBufferedCap and parks when it is full; the receiver empties it:
+// per value a store and a load, per ChanBufferedCap values one round
+// trip of switches.
+//
+// Select: two such senders, one buffer each; per select a pseudo-random
+// bit (a select picks among ready cases at random) and a take from the
+// first ready buffer in that order.
+//
+// SleepWake: read the monotonic clock until SleepWakeDelay has passed;
+// nothing that sleeps may wake sooner. Not time.Sleep: parking only adds
+// to the delay, and a runtime that hands the wake-up to a spinning
+// worker can beat time.Sleep.
 //
 // # Latency and the slowed peer
 //
 // SampleLatency times single operations of JobCreate (Launch into a warm
 // nursery, then Join) and AwaitPending (one op) with time.Now deltas, for
-// percentiles. NewSlowed and SlowedBench give peer-go's benchmark of an
+// percentiles, on the backends, the peers and the floor (one floor op). NewSlowed and SlowedBench give peer-go's benchmark of an
 // unsized workload with a calibrated extra cost per op, to check that the
 // regression gate detects a known slowdown; Slowed documents exactly how.
 //

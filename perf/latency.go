@@ -40,11 +40,16 @@ var latencyPeers = map[string]map[string]func() (op func() error, done func()){
 				return nil
 			}, cancel
 		},
+		Floor: func() (func() error, func()) {
+			s := newFloorState()
+			return func() error { s.launch(floorEmpty); return nil }, func() {}
+		},
 	},
 	"AwaitPending": {
 		PeerGo:       func() (func() error, func()) { return goAsyncAwait, func() {} },
 		PeerErrgroup: func() (func() error, func()) { return egAsyncAwait, func() {} },
 		PeerConc:     func() (func() error, func()) { return concAsyncAwait, func() {} },
+		Floor:        func() (func() error, func()) { return newFloorState().awaitPending, func() {} },
 	},
 }
 
@@ -80,8 +85,9 @@ func kcLatencyOp(workload string, j *kc.Job) (func() error, error) {
 // delta, after an untimed warm-up of samples/10+100 ops in the same warm
 // runtime (or peer state). One JobCreate op is Launch of an empty child
 // into a long-lived nursery plus Join of that child (peers: WaitGroup.Go or
-// errgroup/conc Go on a long-lived group, then Wait); one AwaitPending op
-// is exactly one op of the AwaitPending workload. The durations come back
+// errgroup/conc Go on a long-lived group, then Wait; the floor: one op of
+// the JobCreate floor); one AwaitPending op is exactly one op of the
+// AwaitPending workload. The durations come back
 // in the order they were measured; the caller computes percentiles.
 //
 // Unknown workloads (and those without a sampler) return an error matching

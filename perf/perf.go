@@ -26,6 +26,7 @@ type Workload struct {
 
 	kc    kcRun              // the implementation on a kc runtime, any backend
 	peers map[string]peerRun // by peer name; only the peers that apply
+	floor peerRun            // the workload's floor (floor.go), run as backend=Floor
 }
 
 // timer is the part of *testing.B that an implementation uses; *testing.B
@@ -75,32 +76,32 @@ const NestedDepth = 100
 // workloads is the table, in the contract's order.
 var workloads = []Workload{
 	{Name: "JobCreate", Op: "launch one empty child into an open scope; all are awaited before the timer stops",
-		kc: kcJobCreate, peers: map[string]peerRun{
+		kc: kcJobCreate, floor: floorJobCreate, peers: map[string]peerRun{
 			PeerGo: goJobCreate, PeerErrgroup: egJobCreate, PeerConc: concJobCreate, PeerContext: ctxJobCreate}},
 	{Name: "AwaitCached", Op: "await a deferred that has already completed",
-		kc: kcAwaitCached, peers: map[string]peerRun{PeerGo: goAwaitCached, PeerErrgroup: egAwaitCached}},
+		kc: kcAwaitCached, floor: floorAwaitCached, peers: map[string]peerRun{PeerGo: goAwaitCached, PeerErrgroup: egAwaitCached}},
 	{Name: "AwaitPending", Op: "start an empty async job and await its value",
-		kc: kcAwaitPending, peers: map[string]peerRun{
+		kc: kcAwaitPending, floor: floorAwaitPending, peers: map[string]peerRun{
 			PeerGo: seqPeer(goAsyncAwait), PeerErrgroup: seqPeer(egAsyncAwait), PeerConc: seqPeer(concAsyncAwait)}},
 	{Name: "CancelFanout", Sizes: []int{1000, 10000, 100000},
 		Op: "cancel a scope whose n children are parked in a 1h sleep, wait until all are terminal (setup untimed)",
-		kc: kcCancelFanout, peers: map[string]peerRun{PeerErrgroup: egCancelFanout, PeerContext: ctxCancelFanout}},
+		kc: kcCancelFanout, floor: floorCancelFanout, peers: map[string]peerRun{PeerErrgroup: egCancelFanout, PeerContext: ctxCancelFanout}},
 	{Name: "WaitersStorm", Sizes: []int{32},
 		Op: "n jobs await one pending deferred; complete it; wait until every await returned",
-		kc: kcWaitersStorm, peers: map[string]peerRun{PeerGo: goWaitersStorm}},
+		kc: kcWaitersStorm, floor: floorWaitersStorm, peers: map[string]peerRun{PeerGo: goWaitersStorm}},
 	{Name: "NestedScopes", Op: "a chain of 100 nested scopes, each with nothing to wait for",
-		kc: kcNestedScopes, peers: map[string]peerRun{PeerErrgroup: egNestedScopes, PeerContext: ctxNestedScopes}},
+		kc: kcNestedScopes, floor: floorNestedScopes, peers: map[string]peerRun{PeerErrgroup: egNestedScopes, PeerContext: ctxNestedScopes}},
 	{Name: "FanOut", Sizes: []int{10, 100, 1000},
 		Op: "a scope launches n children that each run a fixed ~200 ns CPU task, and waits for them",
-		kc: kcFanOut, peers: map[string]peerRun{PeerGo: goFanOut, PeerErrgroup: egFanOut, PeerConc: concFanOut}},
+		kc: kcFanOut, floor: floorFanOut, peers: map[string]peerRun{PeerGo: goFanOut, PeerErrgroup: egFanOut, PeerConc: concFanOut}},
 	{Name: "ChanPingPong", Op: "a round trip of a value between two jobs over two rendezvous channels",
-		kc: kcChanPingPong, peers: map[string]peerRun{PeerGo: goChanPingPong}},
+		kc: kcChanPingPong, floor: floorChanPingPong, peers: map[string]peerRun{PeerGo: goChanPingPong}},
 	{Name: "ChanBuffered", Op: "one value from a sending job to a receiving job through a channel of capacity 64",
-		kc: kcChanBuffered, peers: map[string]peerRun{PeerGo: goChanBuffered}},
+		kc: kcChanBuffered, floor: floorChanBuffered, peers: map[string]peerRun{PeerGo: goChanBuffered}},
 	{Name: "Select", Op: "one Select receiving from whichever of two fed buffered channels is ready",
-		kc: kcSelect, peers: map[string]peerRun{PeerGo: goSelect}},
+		kc: kcSelect, floor: floorSelect, peers: map[string]peerRun{PeerGo: goSelect}},
 	{Name: "SleepWake", Op: "sleep 1µs: arm a timer, park, fire, wake",
-		kc: kcSleepWake, peers: map[string]peerRun{PeerGo: goSleepWake}},
+		kc: kcSleepWake, floor: floorSleepWake, peers: map[string]peerRun{PeerGo: goSleepWake}},
 }
 
 // Workloads returns every workload, in the contract's order.
@@ -134,8 +135,8 @@ func Lookup(name string) (Workload, error) {
 }
 
 // Backends returns what w runs on: every registered backend
-// (runtimes.Names, at the time of the call) and then the peers that have a
-// fair equivalent of w, in the order of Peers.
+// (runtimes.Names, at the time of the call), then the peers that have a
+// fair equivalent of w, in the order of Peers, then Floor.
 func (w Workload) Backends() []string {
 	var out []string
 	if w.kc != nil {
@@ -145,6 +146,9 @@ func (w Workload) Backends() []string {
 		if _, ok := w.peers[p]; ok {
 			out = append(out, p)
 		}
+	}
+	if w.floor != nil {
+		out = append(out, Floor)
 	}
 	return out
 }
@@ -203,7 +207,11 @@ func (w Workload) bind(backend string, n int) (func(t timer, ops int) error, err
 	case w.Sizes != nil && n < 1:
 		return nil, &ArgError{Workload: w.Name, Arg: "n", Value: n, Why: "must be at least 1"}
 	}
-	if p, ok := w.peers[backend]; ok {
+	p, ok := w.peers[backend]
+	if backend == Floor && w.floor != nil {
+		p, ok = w.floor, true
+	}
+	if ok {
 		return func(t timer, ops int) error { return p(t, n, ops) }, nil
 	}
 	if runtimes.Validate(backend) != nil {

@@ -26,7 +26,7 @@ Holm-Bonferroni corrected across all comparisons, at most -alpha. "Worse"
 is higher for sec/op, B/op, allocs/op and latencies, lower for rates
 (units per second, or better=higher unit metadata). Independently, the
 median JobCreate sec/op must be <= 450ns and AwaitCached sec/op <= 150ns
-on every backend that is not a peer (peer-*).
+on every backend that is not a reference (a peer-* or the floor).
 
 Exit status: 0 when every row passes; 1 on a regression or a missed
 target; 2 on bad input: unreadable or empty files, a malformed flag, no

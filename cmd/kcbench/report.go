@@ -26,11 +26,11 @@ configuration (goos, goarch, cpu, gomaxprocs, go-version, commit and
 kcbench-version file keys), the spec targets with pass/fail marks, one
 table per workload with the backends side by side (median ± CI of each
 unit, the minimum detectable effect (MDE, 90% power) of sec/op, the
-sec/op ratio to every peer present paired by round with its 95% interval
-and MDE, and with -baseline the change against the baseline and its
-MDE), the latency percentiles, and the charts of "kcbench plot", which
-it also draws into <dir> unless -plots=false. docs/gate.md explains the
-statistics.
+sec/op ratio to every peer present and to the floor paired by round with
+its 95% interval and MDE, and with -baseline the change against the
+baseline and its MDE), the latency percentiles, and the charts of
+"kcbench plot", which it also draws into <dir> unless -plots=false.
+docs/gate.md explains the statistics.
 It prints the files it wrote, one per line.`,
 		run: runReport,
 	})
@@ -102,7 +102,8 @@ func init() {
 		summary:  "draw PNG and SVG charts of a results file",
 		doc: `Plot draws, for every workload in the results file, a PNG and an SVG
 chart of each backend's median sec/op relative to peer-go (or to the
-first backend) with confidence-interval error bars (<Workload>-ratio),
+first backend) with confidence-interval error bars and a dotted line at
+the floor (<Workload>-ratio),
 for workloads run at several /n= sizes a log-log chart of sec/op against
 n (<Workload>-scaling), and for workloads with latency lines a chart of
 their p50/p90/p99/p99.9 latencies (latency-<Workload>). It prints the

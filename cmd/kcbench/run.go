@@ -43,9 +43,10 @@ and prints the files it wrote. Progress goes to stderr: one line updated
 in place on a terminal, else one log line per benchmark run.
 
 -bench matches <Workload>/backend=<name>[/n=<k>], e.g. -bench JobCreate
-or -bench 'FanOut/.*/n=1000$'. -backends takes registered backends and
-peers (peer-go, peer-errgroup, peer-conc, peer-context); a workload runs
-on those of them it has.
+or -bench 'FanOut/.*/n=1000$'. -backends takes registered backends,
+peers (peer-go, peer-errgroup, peer-conc, peer-context) and floor (each
+workload's irreducible work in plain Go); a workload runs on those of
+them it has.
 
 The defaults (-count 10, -benchtime 50ms) are chosen for the gate: it
 judges about 160 rows with Holm's correction, so its strictest step needs

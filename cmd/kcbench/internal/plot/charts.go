@@ -39,7 +39,8 @@ func Reference(backends []string) string {
 }
 
 // ratioChart draws each backend's median sec/op as a ratio to the
-// reference backend, with confidence-interval error bars.
+// reference backend, with confidence-interval error bars, a dashed line
+// at 1 and, when the floor was run, a dotted line at the floor's ratio.
 func ratioChart(workload string, set *results.Set, series []*results.Series) (*plot.Plot, error) {
 	ws := results.Select(series, results.Query{Workload: workload, Unit: results.SecPerOp, AnyN: true})
 	sizes := results.Sizes(ws)
@@ -92,6 +93,16 @@ func ratioChart(workload string, set *results.Set, series []*results.Series) (*p
 	}
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(plotter.NewGrid(), bars, errBars, one)
+	if i := slices.Index(backends, results.Floor); i >= 0 && ref != results.Floor {
+		floor, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: heights[i]}, {X: float64(len(backends)) - 0.5, Y: heights[i]}})
+		if err != nil {
+			return nil, err
+		}
+		floor.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+		floor.Color = plotutil.Color(1)
+		p.Add(floor)
+		p.Y.Label.Text = "ratio to " + ref + " (lower is faster; dotted: floor)"
+	}
 	p.NominalX(backends...)
 	return p, nil
 }

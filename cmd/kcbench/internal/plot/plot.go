@@ -9,9 +9,12 @@
 //	                             it, else the first backend), with the
 //	                             95% confidence interval of the median
 //	                             as error bars (also divided by the
-//	                             reference's median). For a workload
-//	                             run at several /n= sizes, at the
-//	                             largest size.
+//	                             reference's median), a dashed line
+//	                             at 1 and, when the floor was run, a
+//	                             dotted line at the floor's height, so
+//	                             that each bar shows its distance from
+//	                             both. For a workload run at several
+//	                             /n= sizes, at the largest size.
 //	<Workload>-scaling.png/.svg  per workload with two or more /n=
 //	                             sizes (CancelFanout, FanOut): median
 //	                             sec/op against n on log-log axes, one

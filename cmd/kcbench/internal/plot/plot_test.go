@@ -40,10 +40,12 @@ func TestWriteFiles(t *testing.T) {
 	if len(files) != 24 {
 		t.Fatalf("wrote %d files, want 24: %v", len(files), files)
 	}
-	// The ratio charts name their reference in the title.
+	// The ratio charts name their reference in the title, and the floor
+	// line in the y label where the floor ran.
 	for name, want := range map[string]string{
 		"JobCreate-ratio.svg":    "relative to peer-go",
 		"CancelFanout-ratio.svg": "relative to goroutine (n=1000)",
+		"FanOut-ratio.svg":       "dotted: floor",
 	} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

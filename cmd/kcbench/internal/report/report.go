@@ -3,10 +3,10 @@
 // targets with pass/fail marks, one table per workload with the backends
 // side by side (median ± confidence interval of sec/op, B/op and
 // allocs/op, the minimum detectable effect of sec/op, the paired ratio
-// of sec/op to every peer present with its interval and minimum
-// detectable effect, and the change against the baseline), the latency
-// percentiles, and the charts of package plot embedded by their stable
-// file names.
+// of sec/op to every peer present and to the floor (each workload's
+// irreducible work in plain Go) with its interval and minimum detectable
+// effect, and the change against the baseline), the latency percentiles,
+// and the charts of package plot embedded by their stable file names.
 package report
 
 import (
@@ -141,9 +141,9 @@ func (r *renderer) procs() string {
 	return strings.Join(procs, ", ")
 }
 
-// targets writes the spec target table: every non-peer backend of every
-// targeted workload, with pass/fail marks for the target and the
-// stretch goal.
+// targets writes the spec target table: every backend that is not a
+// reference (a peer or the floor) of every targeted workload, with
+// pass/fail marks for the target and the stretch goal.
 func (r *renderer) targets() {
 	b := &r.b
 	b.WriteString("## Spec targets\n\n")

@@ -64,8 +64,11 @@ func TestTargets(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if strings.Contains(out, "| JobCreate | peer-") {
-		t.Error("peers must be exempt from the spec targets")
+	if strings.Contains(out, "| JobCreate | peer-") || strings.Contains(out, "| JobCreate | floor |") {
+		t.Error("peers and the floor must be exempt from the spec targets")
+	}
+	if !strings.Contains(out, "| sec/op vs floor | 8.42× (8.23–8.60, MDE 4.2%) | 5.07× (4.97–5.16, MDE 3.5%) |") {
+		t.Error("JobCreate's table lacks its sec/op vs floor row")
 	}
 	if strings.Contains(out, "![") {
 		t.Error("charts embedded although Plots is false")

@@ -56,9 +56,9 @@ func units(series []*results.Series) []string {
 
 // sizeTable writes the table of one workload and size: a column per
 // backend; a row per unit (median ± CI) and the sec/op MDE, a row per
-// peer present (the paired sec/op ratio, its interval and MDE) and, with
-// a baseline that has any of these benchmarks, the sec/op change against
-// it and its MDE.
+// reference present (each peer, then the floor: the paired sec/op ratio,
+// its interval and MDE) and, with a baseline that has any of these
+// benchmarks, the sec/op change against it and its MDE.
 func (r *renderer) sizeTable(wl, n string, ws []*results.Series) {
 	b := &r.b
 	backends := results.Backends(ws)
@@ -103,7 +103,7 @@ func (r *renderer) sizeTable(wl, n string, ws []*results.Series) {
 			row("sec/op MDE", cells)
 		}
 	}
-	for _, peer := range results.Peers {
+	for _, peer := range results.References() {
 		ref, ok := centers[peer]
 		if !ok || ref <= 0 {
 			continue

@@ -14,8 +14,10 @@
 //	Benchmark<Workload>/backend=<name>[/n=<k>][-<GOMAXPROCS>]
 //
 // Backends whose name starts with "peer-" are peers (plain go+WaitGroup,
-// errgroup, conc, context) rather than kcbench runtimes: they are
-// compared against, and exempt from the spec targets.
+// errgroup, conc, context) rather than kcbench runtimes, and the backend
+// "floor" is the floor, each workload's irreducible work in plain Go:
+// both are references (IsReference), compared against and exempt from
+// the spec targets.
 //
 // # Latency lines
 //

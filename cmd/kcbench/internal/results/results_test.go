@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,6 +146,7 @@ func TestBetterAndTargets(t *testing.T) {
 	}
 	for _, s := range []*Series{
 		{ID: ID{Workload: "JobCreate", Backend: "peer-go"}, Unit: SecPerOp},
+		{ID: ID{Workload: "JobCreate", Backend: Floor}, Unit: SecPerOp},
 		{ID: ID{Workload: "JobCreate", Backend: "vcore"}, Unit: "allocs/op"},
 		{ID: ID{Workload: "JobCreate", Backend: "vcore", Latency: true}, Unit: SecPerOp},
 		{ID: ID{Workload: "FanOut", Backend: "vcore"}, Unit: SecPerOp},
@@ -152,5 +154,30 @@ func TestBetterAndTargets(t *testing.T) {
 		if _, ok := TargetFor(s); ok {
 			t.Errorf("TargetFor(%+v) applies a target", s)
 		}
+	}
+}
+
+// TestReferences checks that the floor is a reference like the peers:
+// ordered after them, given a ratio row after them, and nothing else is.
+func TestReferences(t *testing.T) {
+	for _, b := range append(slices.Clone(Peers), Floor) {
+		if !IsReference(b) {
+			t.Errorf("IsReference(%q) = false", b)
+		}
+	}
+	for _, b := range []string{"stealing", "goroutine", "floorx", "peer"} {
+		if IsReference(b) {
+			t.Errorf("IsReference(%q) = true", b)
+		}
+	}
+	if got, want := References(), append(slices.Clone(Peers), Floor); !slices.Equal(got, want) {
+		t.Errorf("References() = %v, want %v", got, want)
+	}
+	var series []*Series
+	for _, b := range []string{Floor, "peer-go", "stealing"} {
+		series = append(series, &Series{ID: ID{Workload: "JobCreate", Backend: b}, Unit: SecPerOp})
+	}
+	if got, want := Backends(series), []string{"stealing", "peer-go", Floor}; !slices.Equal(got, want) {
+		t.Errorf("Backends = %v, want %v", got, want)
 	}
 }

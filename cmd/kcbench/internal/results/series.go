@@ -144,7 +144,7 @@ func knownRank(w string) int {
 }
 
 // Backends returns the distinct backends of series in order of
-// appearance, kcbench backends before peers.
+// appearance, kcbench backends first, then peers, then the floor.
 func Backends(series []*Series) []string {
 	var names []string
 	for _, ser := range series {
@@ -158,9 +158,13 @@ func Backends(series []*Series) []string {
 	return names
 }
 
-// peerRank orders kcbench backends (0) before peers (1).
+// peerRank orders kcbench backends (0) before peers (1) and the floor
+// (2).
 func peerRank(backend string) int {
-	if IsPeer(backend) {
+	switch {
+	case backend == Floor:
+		return 2
+	case IsPeer(backend):
 		return 1
 	}
 	return 0

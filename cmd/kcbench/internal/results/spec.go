@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,12 +28,27 @@ func IsPeer(backend string) bool {
 	return strings.HasPrefix(backend, PeerPrefix)
 }
 
+// Floor is the backend of the floor rows (perf.Floor): each workload's
+// irreducible work in plain Go, measured in the same run.
+const Floor = perf.Floor
+
+// IsReference reports whether backend is a reference that the kcbench
+// runtimes are measured against, a peer or the floor, rather than a
+// kcbench runtime. References are exempt from the spec targets.
+func IsReference(backend string) bool {
+	return IsPeer(backend) || backend == Floor
+}
+
+// References returns the references that tables give a sec/op ratio
+// row for, in report order: the peers, then the floor.
+func References() []string { return append(slices.Clone(Peers), Floor) }
+
 // SecPerOp is the tidied unit of the default Go benchmark metric.
 const SecPerOp = "sec/op"
 
 // A Target is a spec performance target: the median of Unit for
-// Workload must be at most Max on every kcbench backend (peers are
-// exempt); Stretch is the stretch goal.
+// Workload must be at most Max on every kcbench backend (references,
+// the peers and the floor, are exempt); Stretch is the stretch goal.
 type Target struct {
 	Workload string
 	Unit     string
@@ -48,9 +64,9 @@ var Targets = []Target{
 
 // TargetFor returns the target that applies to ser, if any: a
 // non-latency series of a targeted workload and unit on a backend that
-// is not a peer.
+// is not a reference (IsReference).
 func TargetFor(ser *Series) (Target, bool) {
-	if ser.Latency || IsPeer(ser.Backend) {
+	if ser.Latency || IsReference(ser.Backend) {
 		return Target{}, false
 	}
 	for _, t := range Targets {

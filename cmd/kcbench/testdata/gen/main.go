@@ -6,7 +6,8 @@
 //
 // Files:
 //
-//	results.txt  every workload, kcbench backends and peers, latency lines
+//	results.txt  every workload, kcbench backends, peers and the floor,
+//	             latency lines
 //	old.txt      a small A/B "before" file
 //	new.txt      the "after" file: stealing JobCreate +20%, AwaitCached -30%
 //	small.txt    4 samples per benchmark, to exercise benchstat's warnings
@@ -114,6 +115,30 @@ func all() []bench {
 	return bs
 }
 
+// floors lists the floor benchmarks of results.txt: one per workload
+// and size of all.
+func floors() []bench {
+	bs := []bench{
+		{"JobCreate/backend=floor", 61, 128, 0},
+		{"AwaitCached/backend=floor", 1.3, 0, 0},
+		{"AwaitPending/backend=floor", 74, 128, 0},
+		{"WaitersStorm/backend=floor/n=32", 2900, 4224, 0},
+		{"NestedScopes/backend=floor", 640, 12800, 1},
+		{"ChanPingPong/backend=floor", 110, 0, 0},
+	}
+	for _, n := range []int{10, 100, 1000} {
+		for _, b := range []bench{
+			{"CancelFanout/backend=floor", 60, 0, 0},
+			{"FanOut/backend=floor", 105, 0, 0},
+		} {
+			b.name += fmt.Sprintf("/n=%d", n)
+			b.ns *= float64(n)
+			bs = append(bs, b)
+		}
+	}
+	return bs
+}
+
 // write stores g's output under dir/name.
 func (g *gen) write(dir, name string) {
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(g.b.String()), 0o644); err != nil {
@@ -136,6 +161,13 @@ func main() {
 			g.latency(w, be, 250+100*float64(i), 10)
 		}
 	}
+	// The floor rows come last, from a generator of their own, so that
+	// every line before them stays what it was before they were added.
+	fg := &gen{rng: rand.New(rand.NewPCG(3, 4))}
+	for _, b := range floors() {
+		fg.sample(b, 10, 1)
+	}
+	g.b.WriteString(fg.b.String())
 	g.write(*dir, "results.txt")
 
 	ab := []bench{
