@@ -83,9 +83,18 @@ type config struct {
 // Workers sets how many workers run tasks at once (default GOMAXPROCS).
 func Workers(n int) Option { return func(c *config) { c.workers = n } }
 
-// MaxExtra sets how many temporary workers the monitor may add when tasks
-// block where the runtime cannot see it (default 64 + 4 x workers).
+// MaxExtra caps how many temporary workers the monitor may add when tasks
+// block where the runtime cannot see it, 0 to 1<<20 (the default, in effect
+// no cap: the monitor never adds more workers than there are queued tasks,
+// so N tasks blocked at once on Go channels get N goroutines, as with go
+// statements). A temporary worker costs a goroutine; it retires when the
+// monitor takes its slot back (see monitor). With a cap, a chain of more
+// blocked tasks than workers + cap, each waiting for a later one, never
+// finishes.
 func MaxExtra(n int) Option { return func(c *config) { c.maxExtra, c.maxExtraSet = n, true } }
+
+// maxExtraLimit is MaxExtra's largest value and its default.
+const maxExtraLimit = 1 << 20
 
 // ErrBadOption is matched by New's error for an out-of-range option.
 var ErrBadOption = errors.New("stealing: bad option")
@@ -106,10 +115,10 @@ func New(opts ...Option) (*Executor, error) {
 		return nil, fmt.Errorf("%w: Workers(%d): want 1 to 65536", ErrBadOption, c.workers)
 	}
 	if !c.maxExtraSet {
-		c.maxExtra = 64 + 4*c.workers
+		c.maxExtra = maxExtraLimit
 	}
-	if c.maxExtra < 0 || c.maxExtra > 1<<16 {
-		return nil, fmt.Errorf("%w: MaxExtra(%d): want 0 to 65536", ErrBadOption, c.maxExtra)
+	if c.maxExtra < 0 || c.maxExtra > maxExtraLimit {
+		return nil, fmt.Errorf("%w: MaxExtra(%d): want 0 to %d", ErrBadOption, c.maxExtra, maxExtraLimit)
 	}
 	e := &Executor{
 		rings: make([]ring, procs),

@@ -34,7 +34,7 @@ func newExecutorRuntime(t *testing.T, opts ...stealing.Option) (*stealing.Execut
 }
 
 func TestBadInput(t *testing.T) {
-	for _, o := range []stealing.Option{stealing.Workers(0), stealing.Workers(-3), stealing.Workers(1 << 20), stealing.MaxExtra(-1), stealing.MaxExtra(1 << 20)} {
+	for _, o := range []stealing.Option{stealing.Workers(0), stealing.Workers(-3), stealing.Workers(1 << 20), stealing.MaxExtra(-1), stealing.MaxExtra(1<<20 + 1)} {
 		if _, err := stealing.New(o); !errors.Is(err, stealing.ErrBadOption) {
 			t.Errorf("New with a bad option: got %v; want ErrBadOption", err)
 		}
