@@ -3,6 +3,7 @@ package conformance
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -16,6 +17,7 @@ func stressCases() []Case {
 		mk("JoinChain", "05 park/unpark: 10 000 tasks each joining the next", joinChain),
 		mk("BlockingGoChannel", "05 horizontal scaling: blocked workers", blockingGoChannel),
 		mk("BlockingBarrier", "05 horizontal scaling: blocked workers", blockingBarrier),
+		mk("ForeignChain", "05 horizontal scaling: 10 000 tasks each blocked on a Go channel", foreignChain),
 	}
 }
 
@@ -157,6 +159,49 @@ func blockingBarrier(rt *kc.Runtime, p *probe) {
 			return nil
 		})
 		p.noErr("Scope", err)
+		return nil
+	}))
+}
+
+// 10 000 tasks each block on a plain Go channel, which the runtime cannot
+// see, until the task launched before it closes it; the task that closes
+// the first channel is launched last. Every body may be blocked at once, so
+// the backend must keep adding workers (DESIGN "Backends": a chain of
+// 10 000 finishes whatever its bodies block on).
+func foreignChain(rt *kc.Runtime, p *probe) {
+	const n = 10000
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		nur, err := j.Open()
+		if !p.job("Open", nur, err) {
+			return nil
+		}
+		links := make([]chan struct{}, n) // task i closes links[i]
+		for i := range links {
+			links[i] = make(chan struct{})
+		}
+		var ran atomic.Int32
+		link := func(i int) kc.Func {
+			return func(*kc.Job) error {
+				if i > 0 {
+					<-links[i-1]
+				}
+				ran.Add(1)
+				close(links[i])
+				return nil
+			}
+		}
+		launched := int32(0)
+		for k := 1; k <= n; k++ {
+			i := k % n // 1, 2, ..., n-1, then 0: the releasing task last
+			if _, err := nur.Launch(link(i)); !p.noErr("Launch", err) {
+				close(links[i]) // the chain goes on past the task that never ran
+				continue
+			}
+			launched++
+		}
+		p.noErr("AwaitAll", nur.AwaitAll(j))
+		eq(p, "tasks that ran", ran.Load(), launched)
+		eq(p, "tasks launched", launched, n)
 		return nil
 	}))
 }

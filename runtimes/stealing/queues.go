@@ -277,6 +277,18 @@ func (r *ring) empty() bool {
 	return idle && r.tail.Load() == tl
 }
 
+// queued is about how many runnable tasks r holds: the FIFO's length and
+// the LIFO slot unless it is empty or stale. The loads are not one
+// snapshot; the monitor sizes its grants with it.
+func (r *ring) queued() int32 {
+	h := r.head.Load()
+	n := int32(min(r.tail.Load()-h, ringSize)) // tail loaded after head: never behind it
+	if t := r.next.Load(); t != nil && !stale(t) {
+		n++
+	}
+	return n
+}
+
 // progress is a number that changes whenever a task leaves r.
 func (r *ring) progress() uint32 { return r.head.Load() + r.takes.Load() }
 

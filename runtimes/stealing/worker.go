@@ -28,24 +28,68 @@ type worker struct {
 // task the swap displaces to the FIFO). A spinner that finds work and was the
 // last one calls wake again, so a burst of spawns that skipped waking
 // (because it saw a spinner) still ramps the workers up one by one.
+//
+// A publisher that skips its wake relies on a unit it saw in the counters:
+// a worker that holds a slot or spins looks at every queue before it gives
+// its units up (findWork's idle path), or gives its slot up only while
+// enough others stay counted (retire). wake's own units are provisional: it
+// takes the spinning token (0 -> 1) and then a slot for the spinner, and a
+// worker may take the last slot in between (a worker going idle that saw
+// work takes its slot back), so the add overshoots and wake gives both
+// back. Meanwhile other publishers that saw the token or the extra slot
+// returned, and a worker that counted the extra slot may have retired
+// without looking (running was over the target when it finished a task).
+// This is the lost wake-up TestWakeWithoutBackstop found: Spawn put a task
+// in the LIFO slot and saw a slot free; a worker going idle saw the task
+// and took its slot back before Spawn's add; Spawn's add overshot; before
+// Spawn undid it, that worker stole the task the put had displaced to the
+// FIFO, ran it, saw running over the target and retired; Spawn then gave
+// its units back and returned, leaving the LIFO task with a slot free and
+// every worker idle. So after giving its units back, wake looks at the
+// counters again and retries while a slot is free and nobody spins: a
+// worker that left during the overshoot shows as the free slot (its
+// decrement came before our undo), and a publisher that skipped because of
+// our units did so before the undo too, so its work is there for the
+// spinner we start. (Go's wakep solves the same race with sched.lock and
+// sched.needspinning.) Each retry needs another worker to have taken a
+// slot since our load, so the loop ends; the common path is one pass.
 func (e *Executor) wake() {
 	if e.mon.asleep.Load() {
 		e.mon.wake()
 	}
 	s := &e.sched
-	if s.spinning.Load() != 0 || s.running.Load() >= e.limit() {
-		return
-	}
-	if !s.spinning.CompareAndSwap(0, 1) {
-		return // someone else is waking a spinner
-	}
-	if s.running.Add(1) > e.limit() {
+	for s.spinning.Load() == 0 && s.running.Load() < e.limit() {
+		if !s.spinning.CompareAndSwap(0, 1) {
+			return // someone else is waking a spinner, or a worker began to spin
+		}
+		if testHookWake != nil {
+			testHookWake(hookBeforeAdd)
+		}
+		if s.running.Add(1) <= e.limit() {
+			e.startSpinner()
+			return
+		}
+		if testHookWake != nil {
+			testHookWake(hookBeforeUndo)
+		}
 		s.running.Add(-1)
 		s.spinning.Add(-1)
-		return
 	}
-	e.startSpinner()
 }
+
+// testHookWake, if not nil, is called by wake just before it takes a slot
+// for a spinner (hookBeforeAdd) and just before it gives one back
+// (hookBeforeUndo), so that a test can make other workers act in those
+// windows. Set only by tests, while no executor runs.
+var testHookWake func(hookPoint)
+
+// hookPoint names a place in wake where testHookWake is called.
+type hookPoint uint8
+
+const (
+	hookBeforeAdd  hookPoint = iota // the spinning token is taken; the slot is not
+	hookBeforeUndo                  // the slot was taken but running was over the target
+)
 
 // startSpinner hands a running, spinning slot (already counted by the
 // caller) to an idle worker, or to a new goroutine if none is idle.
@@ -124,7 +168,11 @@ func (e *Executor) payDebt() bool {
 // retire gives up the caller's running slot if running is over the target;
 // it reports whether it did. One atomic add in the common case (a burst of
 // tasks returning from Park, each over the target); if concurrent retirers
-// took running below the target, it takes its slot back.
+// took running below the target, it takes its slot back. A retiring worker
+// does not look at the queues: at least limit slots stay counted, each a
+// worker that will look before it leaves, or a slot wake took
+// provisionally, which wake gives back only to look at the counters again
+// (see wake).
 func (e *Executor) retire() bool {
 	if e.sched.running.Add(-1) >= e.limit() {
 		return true

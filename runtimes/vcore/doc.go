@@ -45,7 +45,13 @@
 // a mutex, a syscall): sysmon gives the core to a fresh owner, at most one
 // per millisecond (SCALE_INTERVAL) and while fewer than TempWorkers (64)
 // stuck goroutines hold a thread (base + K). The stuck goroutine finds out
-// when its body returns and retires at once. Sysmon polls every 250 µs while
+// when its body returns and retires at once. Past that bound sysmon starts
+// helpers (helper.go): unlocked goroutines without a core that run queued
+// tasks and retire when they find none, so a blocked one costs a goroutine,
+// not a thread. Their number doubles each tick in which the helpers took no
+// task, bounded by the queued tasks: 10 000 tasks blocked at once on Go
+// channels, each waiting for a later one, get their goroutines in
+// milliseconds, where 10 000 threads would hit Go's fatal limit. Sysmon polls every 250 µs while
 // tasks are queued, backs off to 8 ms while they are not, and blocks on a
 // channel, using no CPU, after 20 ms with no active task.
 //
@@ -83,7 +89,10 @@
 //     beside it, so the stuck core's inbox is drained by its new owner (the
 //     spec forbids stealing inboxes, and work must stay discoverable). A
 //     temporary worker (the stuck goroutine, once free) has no core and
-//     retires at once: TEMP_IDLE_TIMEOUT is zero.
+//     retires at once: TEMP_IDLE_TIMEOUT is zero. Past the cap K, the
+//     temporary workers are coreless, unlocked helpers, whose number
+//     doubles per stalled tick rather than growing by one per
+//     SCALE_INTERVAL.
 //   - Stall diagnostics are counters (Stats.Retakes), not backtraces.
 //
 // # Costs

@@ -47,6 +47,13 @@ type Executor struct {
 	// TempWorkers without a CAS loop.
 	retaken atomic.Int64
 
+	// helpers counts helper goroutines alive (helper.go): incremented by
+	// sysmon before it starts one, decremented by the helper as it ends.
+	// helperRuns counts the tasks they started, their heartbeat for sysmon.
+	// Counts only: no ordering rides on them.
+	helpers    atomic.Int64
+	helperRuns atomic.Uint64
+
 	closing atomic.Bool   // Close has started: the last task to finish signals drained
 	stop    atomic.Bool   // active reached 0 after closing: owners exit
 	drained chan struct{} // capacity 1; see closing
@@ -61,7 +68,7 @@ type Executor struct {
 // counters are diagnostics, updated with relaxed intent (Go has only
 // sequentially consistent atomics; nothing reads them for correctness).
 type counters struct {
-	workersStarted, handoffs, retakes, sleeps, wakes, steals atomic.Uint64
+	workersStarted, handoffs, retakes, helpers, sleeps, wakes, steals atomic.Uint64
 }
 
 // Stats is a snapshot of the executor's diagnostic counters.
@@ -69,6 +76,7 @@ type Stats struct {
 	WorkersStarted uint64 // owner goroutines started (first owners and replacements)
 	Handoffs       uint64 // Park calls that gave their core away
 	Retakes        uint64 // cores sysmon took from a stuck owner (temporary workers)
+	Helpers        uint64 // helpers sysmon started beyond the TempWorkers bound (helper.go)
 	Sleeps, Wakes  uint64 // owners that went to sleep; sleepers woken by others
 	Steals         uint64 // tasks taken from another core's inbox
 	PinErrors      uint64 // affinity syscalls that failed after New
@@ -81,6 +89,7 @@ func (e *Executor) Stats() Stats {
 		WorkersStarted: e.stats.workersStarted.Load(),
 		Handoffs:       e.stats.handoffs.Load(),
 		Retakes:        e.stats.retakes.Load(),
+		Helpers:        e.stats.helpers.Load(),
 		Sleeps:         e.stats.sleeps.Load(),
 		Wakes:          e.stats.wakes.Load(),
 		Steals:         e.stats.steals.Load(),

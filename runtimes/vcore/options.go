@@ -8,7 +8,8 @@ import (
 )
 
 // Option configures New. The zero set of options gives GOMAXPROCS cores,
-// no pinning, a 20 µs spin, and at most 64 temporary workers.
+// no pinning, a 20 µs spin, and at most 64 temporary workers on locked
+// threads (then helpers, see TempWorkers).
 type Option func(*config) error
 
 // config is New's resolved configuration; immutable once New returns.
@@ -87,7 +88,9 @@ func Spin(d time.Duration) Option {
 // TempWorkers bounds how many goroutines sysmon may have taken a core away
 // from at once (spec 05's K in "base + K"), 0 to MaxTemp (default 64). Each
 // holds an OS thread while its body is blocked where the runtime cannot
-// see. With 0, a body blocked on a Go channel is never rescued.
+// see. Past the bound (at once with 0), sysmon rescues stuck cores' work
+// with helpers instead: unlocked goroutines without a core, which cost no
+// thread when they block (helper.go).
 func TempWorkers(k int) Option {
 	return func(c *config) error {
 		if k < 0 || k > MaxTemp {

@@ -98,6 +98,13 @@ func (r *ring) pop() *kc.Task {
 	}
 }
 
+// len is about how many tasks r holds (head and tail are loaded one after
+// the other, head first, so it is never negative). Advisory, like empty.
+func (r *ring) len() int64 {
+	h := r.head.Load()
+	return int64(r.tail.Load() - h)
+}
+
 // empty reports whether r held nothing at some instant during the call.
 // It is advisory (sysmon, wake decisions); pop is the authority.
 func (r *ring) empty() bool { return r.head.Load() >= r.tail.Load() }

@@ -71,6 +71,7 @@ func (e *Executor) sysmon() {
 		return
 	}
 	var lastRetake, idleSince time.Time
+	var helperRuns uint64 // helpers' heartbeat at the last help
 	delay := sysmonMin
 	t := time.NewTimer(delay)
 	defer t.Stop()
@@ -98,7 +99,11 @@ func (e *Executor) sysmon() {
 		} else {
 			idleSince = time.Time{}
 		}
-		if e.retake(now, &lastRetake) || !e.queuesEmpty() {
+		did, capped := e.retake(now, &lastRetake)
+		if capped && e.help(&helperRuns) {
+			did = true
+		}
+		if did || !e.queuesEmpty() {
 			delay = sysmonMin
 		} else {
 			delay = min(2*delay, sysmonMax)
@@ -107,10 +112,12 @@ func (e *Executor) sysmon() {
 	}
 }
 
-// retake gives stuck cores new owners; it reports whether it did any.
-func (e *Executor) retake(now time.Time, last *time.Time) bool {
+// retake gives stuck cores new owners; it reports whether it did any, and
+// whether some core was stuck with work waiting while the bound on
+// retaken goroutines (TempWorkers) was reached (then sysmon starts helpers
+// instead, see help).
+func (e *Executor) retake(now time.Time, last *time.Time) (did, capped bool) {
 	globalWaits := !e.global.empty()
-	did := false
 	for i := range e.cores {
 		c := &e.cores[i]
 		if b := c.beat.Load(); b != c.seenBeat || c.seenAt.IsZero() {
@@ -124,8 +131,12 @@ func (e *Executor) retake(now time.Time, last *time.Time) bool {
 		if !globalWaits && c.inbox.empty() {
 			continue // stuck, maybe, but holding nothing up
 		}
-		if e.retaken.Load() >= int64(e.cfg.maxTemp) || now.Sub(*last) < e.cfg.scaleEvery {
-			return did
+		if e.retaken.Load() >= int64(e.cfg.maxTemp) {
+			capped = true
+			continue
+		}
+		if now.Sub(*last) < e.cfg.scaleEvery {
+			continue
 		}
 		nw := e.newWorker()
 		if c.word.CompareAndSwap(old, mkword(nw.id, coreRunning)) {
@@ -136,7 +147,7 @@ func (e *Executor) retake(now time.Time, last *time.Time) bool {
 			did = true
 		}
 	}
-	return did
+	return did, capped
 }
 
 func (e *Executor) queuesEmpty() bool {

@@ -129,6 +129,48 @@ func TestSysmonRescuesGoChannel(t *testing.T) {
 	}
 }
 
+// With no retakes allowed (TempWorkers(0)) and one core, 2000 bodies each
+// block on a Go channel until the one launched after them closes it, the
+// releasing one launched last: only helpers can get them all going, and
+// none may be left after Close.
+func TestHelpersPastTempWorkers(t *testing.T) {
+	testutil.NoLeak(t)
+	rt, ex := newRT(t, vcore.Workers(1), vcore.TempWorkers(0))
+	const n = 2000
+	testutil.Watchdog(t, 20*time.Second, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			links := make([]chan struct{}, n)
+			for i := range links {
+				links[i] = make(chan struct{})
+			}
+			return j.Scope(func(s *kc.Job) error {
+				for k := 1; k <= n; k++ {
+					i := k % n // the releasing task 0 last
+					if _, err := s.Launch(func(*kc.Job) error {
+						if i > 0 {
+							<-links[i-1]
+						}
+						close(links[i])
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		if err := rt.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	if st := ex.Stats(); st.Helpers == 0 || st.Retakes != 0 || st.Active != 0 {
+		t.Errorf("Stats after the chain: %+v; want Helpers > 0, Retakes 0 and Active 0", st)
+	}
+}
+
 // A body that calls runtime.Goexit ends its goroutine; the core goes on.
 func TestGoexitKeepsCore(t *testing.T) {
 	rt, _ := newRT(t, vcore.Workers(1))

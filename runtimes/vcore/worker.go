@@ -53,9 +53,12 @@ func (e *Executor) workerMain(w *worker, c *core) {
 
 // runTask runs one task; taskDone is deferred so that it also counts a
 // body that ended its goroutine with runtime.Goexit.
-func (e *Executor) runTask(w *worker, t *kc.Task) {
+func (e *Executor) runTask(w *worker, t *kc.Task) { e.runOn(&w.kw, t) }
+
+// runOn runs t with its parents' releases batched in kw (see runTask).
+func (e *Executor) runOn(kw *kc.Worker, t *kc.Task) {
 	defer e.taskDone()
-	t.RunOn(&w.kw)
+	t.RunOn(kw)
 }
 
 // lock makes the calling goroutine c's owner thread; c.word must already
