@@ -10,7 +10,8 @@ import (
 )
 
 // parkedCoroutine is a task body parked inside an iter.Pull coroutine: the
-// design the issue suggests for parking a task without holding its worker.
+// other way a Go backend could park a task without holding its worker (see
+// the package doc, "Blocking", for why this backend does not).
 // resume switches into it; it runs to the end of its body and switches back.
 type parkedCoroutine struct {
 	next func() (struct{}, bool)
@@ -40,16 +41,16 @@ func parkCoroutine(sink *int) *parkedCoroutine {
 // queue and no contention between them (each resumes its own slice). The
 // core's part of a cancellation (the walk, the wake-ups, the job ends) comes
 // on top. Compare ns/child with CancelFanout/backend=peer-context, the same
-// floor for tasks that are goroutines:
+// floor for tasks that are goroutines, and with CancelFanout/backend=floor,
+// which resumes coroutines the same way but times only the busiest worker's
+// share on one goroutine:
 //
 //	go test -run x -bench CoroutineResumeFloor -count 10 ./runtimes/stealing
-//	go test -run x -bench 'CancelFanout/backend=peer-context' -count 10 ./perf
+//	go test -run x -bench 'CancelFanout/backend=(peer-context|floor)' -count 10 ./perf
 //
-// On the 2-core development machine this is 160-230 ns/child at n=1000 and
-// 220-350 at n=10000, against 340-430 for peer-context: with a task's own stack to
-// switch to, resuming parked tasks costs more than 100 ns each before the
-// runtime does any work of its own, because every coroutine's stack and g
-// are cold by the time it is resumed.
+// Resuming a parked task this way costs on the order of 100 ns per child
+// before the runtime does any work of its own, and more as n grows, because
+// every coroutine's stack and g are cold by the time it is resumed.
 func BenchmarkCoroutineResumeFloor(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
@@ -90,11 +91,11 @@ func BenchmarkCoroutineResumeFloor(b *testing.B) {
 }
 
 // BenchmarkGoroutineWakeFloor is the same floor for the design this backend
-// has: each parked task is a goroutine blocked on a parker of its own (here
-// a WaitGroup, as kc.Parker is), and a cancellation wakes them one by one.
-// It times the wake-ups and the wait until every goroutine has returned;
-// wake-ns/child is the waker's share alone. On the 2-core development
-// machine: about 420-450 ns/child, of which 260-320 is the waker's loop.
+// has: each parked task is a goroutine blocked on a parker of its own (here a
+// WaitGroup, as kc.Parker is), and a cancellation wakes them one by one. It
+// times the wake-ups and the wait until every goroutine has returned;
+// wake-ns/child is the waker's share alone. Expect several hundred ns per
+// child, more than half of it the waker's loop.
 func BenchmarkGoroutineWakeFloor(b *testing.B) {
 	const n = 1000
 	var wakeNs int64
