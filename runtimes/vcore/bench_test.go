@@ -2,6 +2,7 @@ package vcore
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 //	go test -run x -bench . -count 5 ./runtimes/vcore
 
 // BenchmarkSelf is what Park pays to learn whether its caller owns a core:
-// a gettid syscall and a registry scan.
+// a threadID (tid_GOOS.go) and a registry scan.
 func BenchmarkSelf(b *testing.B) {
 	if !threadIDsWork() {
 		b.Skip("no thread ids: the registry stays empty")
@@ -34,7 +35,7 @@ func BenchmarkSelf(b *testing.B) {
 }
 
 // BenchmarkPingPong is a rendezvous-channel round trip between two jobs:
-// two parks and two unparks, each park a core handoff.
+// two parks and two wake-ups, each park a core handoff.
 func BenchmarkPingPong(b *testing.B) {
 	for _, n := range []int{1, 2} {
 		b.Run("workers="+string(rune('0'+n)), func(b *testing.B) {
@@ -111,7 +112,9 @@ func BenchmarkAwaitPending(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			d.Await(j) // value unchecked: see the package doc on kc's Await race
+			if v, err := d.Await(j); err != nil || v != 1 {
+				return fmt.Errorf("Await = %d, %v; want 1, nil", v, err)
+			}
 		}
 		b.StopTimer()
 		return nil

@@ -84,7 +84,7 @@ func (c *core) init(id, cpuID, inboxSize int) {
 //
 // The token goes to the worker, not to the core: a core can change owners
 // between a wake CAS and the woken owner's receive (sysmon retakes a core
-// whose woken owner has not run yet: a locked thread takes 13-100 µs to
+// whose woken owner has not run yet: a locked thread takes tens of µs to
 // wake), and a per-core token could then be taken by the new owner's next
 // sleep, leaving the old owner blocked for ever and Close waiting for it.
 func (e *Executor) signal(id uint64) {
@@ -182,9 +182,10 @@ func (e *Executor) idle() bool {
 
 // sleep blocks c's owner until someone wakes it. It returns false, at once,
 // if c is no longer w's (sysmon retook it, possibly just after the wake),
-// and true otherwise, with c Running(w.id) again. Cost when it really sleeps: a channel receive on a
-// locked thread, whose wake-up is a futex wake of that very thread (13-100
-// µs measured here), which is why findWork spins first.
+// and true otherwise, with c Running(w.id) again. Cost when it really
+// sleeps: a channel receive on a locked thread, whose wake-up is an OS
+// wake-up of that very thread (a futex wake on Linux, tens of µs), which is
+// why findWork spins first.
 func (e *Executor) sleep(w *worker, c *core) bool {
 	running, sleeping := mkword(w.id, coreRunning), mkword(w.id, coreSleeping)
 	if !c.word.CompareAndSwap(running, sleeping) {

@@ -154,8 +154,9 @@ func (e *Executor) Spawn(t *kc.Task) {
 // if work is waiting, else left Free; after the wake the goroutine tries
 // to take its old core back (soft affinity), then any Free core, and
 // otherwise finishes its body on a plain goroutine (see the package doc).
-// Cost for a worker: a gettid syscall and a registry scan, two atomic CASes,
-// LockOSThread/UnlockOSThread, and a go statement when work waits.
+// Cost for a worker: a threadID (a system call on Linux, macOS and FreeBSD)
+// and a registry scan, two atomic CASes, LockOSThread/UnlockOSThread, and a
+// go statement when work waits.
 func (e *Executor) Park(p *kc.Parker) {
 	if !p.Worker() {
 		p.Wait()

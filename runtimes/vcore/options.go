@@ -37,7 +37,7 @@ var ErrOption = errors.New("vcore: invalid option")
 
 // OptionError is New's error for a bad option value.
 type OptionError struct {
-	Option string // "Workers", "Spin", "MaxTemp"
+	Option string // "Workers", "Spin", "TempWorkers", or "Option" for a nil Option
 	Value  any
 	Reason string
 }
@@ -73,8 +73,7 @@ func Pinning(on bool) Option {
 
 // Spin sets how long an idle core owner keeps polling the queues before it
 // sleeps, 0 to MaxSpin (default 20 µs). Waking a sleeping locked thread
-// costs 13-100 µs on the development machine; spinning longer trades CPU
-// for fewer wake-ups.
+// costs tens of µs; spinning longer trades CPU for fewer wake-ups.
 func Spin(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 || d > MaxSpin {

@@ -68,8 +68,9 @@ const (
 // own stores in program order. The zero registry has no slots: add leaves
 // every worker unregistered and self finds nobody; call init. So does a
 // registry on an OS without thread ids (tid.go). Cost: add and remove are
-// a CAS or two; self is a threadID (a gettid syscall on Linux, about
-// 100 ns here) and a scan of at most hwm slots.
+// a CAS or two; self is a threadID (a system call on Linux, macOS and
+// FreeBSD, on the order of 100 ns; a load on Windows) and a scan of at most
+// hwm slots.
 type registry struct {
 	slots []regSlot    // immutable slice header after init; nil without thread ids
 	hwm   atomic.Int32 // slots at or above hwm were never used; only grows

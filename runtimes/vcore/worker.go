@@ -245,11 +245,11 @@ func (e *Executor) poll(w *worker, c *core) *kc.Task {
 	return nil
 }
 
-// yield lets the goroutines the last task readied run before the owner
-// spins. Go puts a goroutine readied by a running one in that P's runnext
-// slot, and a locked M runs nothing but its own goroutine, so without this
-// a caller woken by the task waits out the whole spin (measured: 58 µs per
-// Run with a 100 µs spin, 23 µs with 20 µs; BenchmarkSpawnJoin). Unlocked,
+// yield lets the goroutines the last task readied run before the owner spins.
+// Go puts a goroutine readied by a running one in that P's runnext slot, and
+// a locked M runs nothing but its own goroutine, so without this a caller
+// woken by the task waits out the whole spin: a Run from outside then takes
+// tens of µs, more the longer the spin (BenchmarkSpawnJoin). Unlocked,
 // Gosched hands the P to them and this goroutine relocks wherever it next
 // runs (a few hundred ns). Pinned owners skip it: moving a pinned thread
 // costs two syscalls and unpins the core in between.
