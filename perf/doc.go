@@ -41,7 +41,7 @@
 // task).
 //
 // AwaitCached: Await of a deferred that has already completed (the spec asks
-// <= 150 ns; kc targets <= 5 ns). Peers: peer-go awaits the idiomatic Go
+// <= 150 ns; in kc it is one atomic load, a few ns). Peers: peer-go awaits the idiomatic Go
 // future (a value published by closing a channel: a receive from the closed
 // channel, then the value); peer-errgroup calls Wait on a finished group,
 // which returns the group's stored error. No conc or context peer: reading a
@@ -179,14 +179,23 @@
 //
 // SampleLatency times single operations of JobCreate (Launch into a warm
 // nursery, then Join) and AwaitPending (one op) with time.Now deltas, for
-// percentiles, on the backends, the peers and the floor (one floor op). NewSlowed and SlowedBench give peer-go's benchmark of an
-// unsized workload with a calibrated extra cost per op, to check that the
-// regression gate detects a known slowdown; Slowed documents exactly how.
+// percentiles, on the backends, the peers and the floor (one floor op).
+// NewSlowed and SlowedBench give peer-go's benchmark of an unsized workload
+// with a calibrated extra cost per op, to check that the regression gate
+// detects a known slowdown; Slowed documents exactly how.
 //
 // # Running
 //
+// The measured numbers are in the report that one command makes:
+//
+//	go run ./cmd/kcbench run -o reports/baseline
+//
+// runs the conformance suite, then every workload on every backend, peer
+// and floor in interleaved rounds, and writes reports/baseline/report.md, with the machine it ran on
+// in machine.md beside it. The same benchmarks under go test:
+//
 //	go test -run='^$' -bench=. -count=10 ./perf/ | tee new.txt
-//	go run golang.org/x/perf/cmd/benchstat -col /backend new.txt
+//	go run ./cmd/kcbench compare -col /backend new.txt
 //
 // Add -benchtime=100ms for a quick look. Under -race a program may have
 // only 8128 live goroutines, so CancelFanout with n >= 10000 cannot run on

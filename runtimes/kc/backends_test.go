@@ -15,9 +15,10 @@ import (
 
 // TestBackendsHoldsAndLazyCancel runs the scenarios of this package's lazy
 // cancellation, hold counting and batching tests on every registered
-// backend (stealing batches releases with kc.Worker; vcore and goroutine
-// run tasks with Task.Run): each must end every job exactly once, count each
-// cancellation once and leave no goroutine behind.
+// backend (stealing and vcore run tasks with Task.RunOn, batching releases
+// in a kc.Worker per worker goroutine; goroutine runs each with Task.Run):
+// each must end every job exactly once, count each cancellation once and
+// leave no goroutine behind.
 func TestBackendsHoldsAndLazyCancel(t *testing.T) {
 	testutil.NoLeak(t)
 	for _, name := range runtimes.Names() {
