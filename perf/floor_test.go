@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // TestEveryWorkloadHasFloor checks that every workload runs on Floor,
@@ -43,7 +45,7 @@ func TestFloorJobSize(t *testing.T) {
 // Per run come the state, the closure Run binds and, for AwaitCached,
 // the slab of its finished job.
 func TestFloorAllocs(t *testing.T) {
-	if raceEnabled {
+	if goruntime.RaceEnabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	const ops = 1000
