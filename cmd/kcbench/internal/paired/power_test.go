@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/aclements/go-moremath/stats"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // A noise draws one log ratio of a pair under "no change".
@@ -198,11 +200,12 @@ func TestFalseAlarms(t *testing.T) {
 	}
 }
 
-// skipUnderRace skips a simulation under the race detector (see
-// raceEnabled).
+// skipUnderRace skips a simulation under the race detector, which makes
+// it ten times slower and has nothing to find in it (the simulations are
+// single-goroutine and deterministic; plain go test runs them).
 func skipUnderRace(t *testing.T) {
 	t.Helper()
-	if raceEnabled {
+	if goruntime.RaceEnabled {
 		t.Skip("a deterministic single-goroutine simulation; run without -race")
 	}
 }
