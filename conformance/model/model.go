@@ -1,0 +1,404 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// ErrInvalid is matched by Model's error for a program that breaks the
+// generator's rules (see the package doc): its outcome would depend on
+// timing, or it would never end. The shrinker drops such candidates.
+var ErrInvalid = errors.New("model: program breaks the determinism rules")
+
+// violation is panicked by the interpreter and recovered by Model.
+type violation struct{ msg string }
+
+func (m *machine) invalid(format string, args ...any) {
+	panic(violation{fmt.Sprintf(format, args...)})
+}
+
+// Expect is what the model predicts for a program.
+type Expect struct {
+	Run   EV             // Run's error
+	Ops   map[int]Obs    // by Op.N: what each op that ran observed
+	Jobs  map[int]JobObs // by Job.ID: each job that exists, at the end
+	Hooks map[int]int    // by hook number: how many times its callback ran
+	Stats kc.Stats       // WaitersRegistered and WaitersWoken are not predicted
+}
+
+// Obs is what one op observed: errors and integers (booleans, states and
+// values), in an order fixed by the op's kind.
+type Obs struct {
+	Errs []EV
+	Ints []int
+}
+
+// Ran says whether a job's body ran.
+const (
+	RanNo     = 0
+	RanYes    = 1
+	RanEither = 2 // a body cancelled before any sync: it may or may not start
+)
+
+// JobObs is a job's end state. Errors[Unordered:] may come in any order
+// (failures recorded by jobs that end concurrently).
+type JobObs struct {
+	State     kc.State
+	Result    EV
+	Errors    []EV
+	Unordered int
+	Ran       int
+	NoHandle  bool // the runner never gets the job (a WithTimeout(0) scope)
+}
+
+// How a cancellation was requested (as in kc).
+const (
+	byPropagation = iota
+	byCancel
+	byTimeout
+)
+
+// mjob is the model's view of one job.
+type mjob struct {
+	id       int
+	spec     *Job
+	parent   *mjob // the kc parent; nil for the root
+	owner    *mjob // the job whose body made it
+	attached bool
+	sup      bool
+	scope    bool
+	nursery  bool
+	kids     []*mjob // attached children, in creation order
+	owned    []*mjob // jobs this job's body made (its own and its nurseries' children)
+
+	state     kc.State
+	cancel    bool
+	cause     EV
+	timedOut  bool
+	shield    int
+	walked    bool
+	bodyDone  bool
+	closed    bool
+	holds     int // unfinished attached children, leases, a walk in progress
+	errs      []EV
+	groupOpen bool
+	group     int // errs[group:] are unordered once groupOpen
+	result    EV
+	ran       int
+
+	running     bool  // its body is on the model's stack
+	parked      bool  // waiting for cancellation (EndPark)
+	reachedEnd  bool  // ran all its ops
+	after       End   // the parked body's End
+	asyncEnd    bool  // launched without Join: its end is unordered with its owner
+	unsynced    bool  // may still be running its ops: its owner has not synchronised
+	inflight    bool  // its end is unordered with its owner until joined
+	insensitive bool  // no ops, parks, returns the wait's error: start or not, same outcome
+	pending     []*mjob
+	waitingOn   *mjob
+	noHandle    bool
+	readied     bool
+	hooks       []*mhook
+}
+
+type mhook struct {
+	job    *mjob
+	owner  *mjob // the job whose body registered it
+	panics bool
+	k      int
+	state  int // 0 armed, 1 fired, 2 stopped
+	fired  int
+}
+
+type mlease struct {
+	job   *mjob
+	owner *mjob
+	done  bool
+}
+
+// machine interprets (and, with gen set, generates) a program.
+type machine struct {
+	p      *Program
+	jobs   map[int]*mjob
+	hooks  map[int]*mhook
+	leases map[int]*mlease
+	exp    *Expect
+	stats  kc.Stats
+	async  int // > 0 while processing what happens unordered with the running bodies
+	gen    *generator
+	nextOp int
+	nextID int
+}
+
+func (m *machine) effCancelled(x *mjob) bool { return x.cancel && x.shield == 0 }
+
+// refusal is the error Launch/Open/Scope into t returns, or ENil.
+func (m *machine) refusal(t *mjob) EV {
+	if t.state.Terminal() || m.effCancelled(t) {
+		return EV{Kind: ECancel}
+	}
+	if t.closed {
+		return EV{Kind: EClosed}
+	}
+	return evNil
+}
+
+func (m *machine) create(spec *Job, parent, owner *mjob) *mjob {
+	x := &mjob{id: spec.ID, spec: spec, parent: parent, owner: owner, state: kc.Active}
+	switch spec.Kind {
+	case JobSupervisor, JobSupScope, JobSupNursery:
+		x.sup = true
+	}
+	switch spec.Kind {
+	case JobScope, JobSupScope, JobTimeout:
+		x.scope = true
+	case JobNursery, JobSupNursery:
+		x.nursery = true
+	}
+	x.attached = parent != nil && spec.Kind != JobDetached
+	if x.attached {
+		parent.holds++
+		parent.kids = append(parent.kids, x)
+	}
+	if owner != nil {
+		owner.owned = append(owner.owned, x)
+	}
+	if _, dup := m.jobs[x.id]; dup {
+		m.invalid("job j%d made twice", x.id)
+	}
+	m.jobs[x.id] = x
+	m.stats.JobsCreated++
+	return x
+}
+
+// subtree calls f for x's attached descendants (not x).
+func subtree(x *mjob, f func(*mjob)) {
+	for _, k := range x.kids {
+		f(k)
+		subtree(k, f)
+	}
+}
+
+// checkQuiet is the rule for every cancellation: nothing it reaches may be
+// running unsynchronised (its outcome would depend on where the
+// cancellation finds it).
+func (m *machine) checkQuiet(x *mjob) {
+	subtree(x, func(y *mjob) {
+		if y.running {
+			m.invalid("cancellation of j%d reaches j%d while its body runs", x.id, y.id)
+		}
+		if y.unsynced && !y.cancel && !(y.insensitive && y.parked) {
+			m.invalid("cancellation of j%d reaches j%d, which runs unsynchronised", x.id, y.id)
+		}
+	})
+}
+
+// settled reports whether x's observable state cannot change by itself.
+func settled(x *mjob) bool {
+	ok := !x.inflight && !(x.unsynced && !(x.insensitive && x.parked))
+	subtree(x, func(y *mjob) {
+		if y.inflight || y.unsynced && !(y.insensitive && y.parked) {
+			ok = false
+		}
+	})
+	return ok
+}
+
+// synced marks x and its attached descendants known to be in their model
+// state (after a Join of x: all terminal).
+func synced(x *mjob) {
+	x.unsynced, x.inflight = false, false
+	subtree(x, func(y *mjob) { y.unsynced, y.inflight = false, false })
+}
+
+// cancelJob requests cancellation (kc's requestCancelLocked + cancelWalk).
+func (m *machine) cancelJob(x *mjob, cause EV, how int) bool {
+	if x.state.Terminal() {
+		return false
+	}
+	if x.cancel {
+		if x.timedOut && how == byCancel && cause.Kind != ENil {
+			x.cause, x.timedOut = cause, false
+		}
+		return false
+	}
+	m.checkQuiet(x)
+	if x.unsynced && !x.insensitive && !x.running {
+		m.invalid("cancellation reaches j%d, which runs unsynchronised", x.id)
+	}
+	if x.unsynced && x.insensitive {
+		x.ran = RanEither
+	}
+	x.cancel, x.cause, x.timedOut = true, cause, how == byTimeout
+	x.state = kc.Cancelling
+	m.stats.CancellationsRequested++
+	if x.shield == 0 {
+		m.walk(x)
+	}
+	return true
+}
+
+// walk is the cancel walk: children, then hooks, then the parked body's
+// wake (which kc does through the wait's hook; it is unordered anyway).
+func (m *machine) walk(x *mjob) {
+	x.walked = true
+	x.holds++ // the walk holds x while it runs
+	for _, k := range x.kids {
+		if !k.state.Terminal() {
+			if k.unsynced && k.insensitive {
+				k.ran = RanEither
+			}
+			m.cancelJob(k, x.cause, byPropagation)
+		}
+	}
+	for _, h := range x.hooks {
+		if h.state == 0 {
+			h.state = 1
+			h.fired++
+			if h.panics {
+				m.fail(x, EV{Kind: EPanic, K: h.k})
+			}
+		}
+	}
+	if x.parked {
+		m.wake(x)
+	}
+	m.release(x)
+}
+
+// fail records a failure on x and cancels it (kc's Job.fail).
+func (m *machine) fail(x *mjob, err EV) {
+	m.record(x, err, m.async > 0)
+	m.cancelJob(x, err, byPropagation)
+}
+
+func (m *machine) record(x *mjob, err EV, async bool) {
+	if (async || x.groupOpen) && !x.groupOpen {
+		x.groupOpen, x.group = true, len(x.errs)
+	}
+	x.errs = append(x.errs, err)
+}
+
+// wake ends a parked body whose wait was cancelled.
+func (m *machine) wake(x *mjob) {
+	x.parked = false
+	m.async++
+	defer func() { m.async-- }()
+	var err EV
+	switch x.after.After {
+	case AfterErr:
+		err = evCancel(x.cause)
+	case AfterFail:
+		err = EV{Kind: EFail, K: x.after.K}
+	}
+	m.bodyReturned(x, err)
+}
+
+// bodyReturned is kc's end-of-body transition.
+func (m *machine) bodyReturned(x *mjob, err EV) {
+	x.running = true // its own cancellation, not one from outside
+	if err.Kind != ENil {
+		if err.Kind == ECancel {
+			m.cancelJob(x, *err.Cause, byPropagation)
+		} else {
+			m.record(x, err, m.async > 0)
+			m.cancelJob(x, err, byPropagation)
+		}
+	}
+	x.running = false
+	x.closed = true
+	if x.state == kc.Active {
+		x.state = kc.Closing
+	}
+	for _, k := range x.kids {
+		if k.nursery && !k.state.Terminal() {
+			m.closeNursery(k)
+		}
+	}
+	x.bodyDone = true
+	m.maybeFinish(x)
+}
+
+func (m *machine) closeNursery(n *mjob) {
+	if n.state.Terminal() {
+		return
+	}
+	n.closed, n.bodyDone = true, true
+	if n.state == kc.Active {
+		n.state = kc.Closing
+	}
+	m.maybeFinish(n)
+}
+
+func (m *machine) release(x *mjob) {
+	x.holds--
+	m.maybeFinish(x)
+}
+
+// maybeFinish finishes x once nothing holds it and its body is done (a
+// cancelled nursery needs no Close: DESIGN.md "Nursery cancellation").
+func (m *machine) maybeFinish(x *mjob) {
+	if x.state.Terminal() || x.holds > 0 {
+		return
+	}
+	if x.bodyDone || x.nursery && x.cancel {
+		m.finish(x)
+	}
+}
+
+// firstErr is x's Result when Failed: its first failure, or any of the
+// unordered ones if they began first.
+func (x *mjob) firstErr() EV {
+	if x.groupOpen && x.group == 0 && len(x.errs) > 1 {
+		return EV{Kind: EOneOf, Alts: append([]EV(nil), x.errs...)}
+	}
+	return x.errs[0]
+}
+
+func (m *machine) finish(x *mjob) {
+	st := kc.Completed
+	switch {
+	case len(x.errs) > 0 && !x.timedOut:
+		st = kc.Failed
+	case x.cancel:
+		st = kc.Cancelled
+	}
+	x.state = st
+	switch st {
+	case kc.Completed:
+		m.stats.JobsCompleted++
+		x.result = evNil
+	case kc.Failed:
+		m.stats.JobsFailed++
+		x.result = x.firstErr()
+	case kc.Cancelled:
+		m.stats.JobsCancelled++
+		x.result = evCancel(x.cause)
+	}
+	async := m.async > 0 || x.asyncEnd
+	if async {
+		x.inflight = true
+		m.async++
+		defer func() { m.async-- }()
+	}
+	if !x.attached {
+		return
+	}
+	p := x.parent
+	if st == kc.Failed && !x.scope && !p.sup && !p.state.Terminal() {
+		m.deliver(p, x.result, x, async)
+	}
+	m.release(p)
+}
+
+// deliver is a child's failure reaching its parent p (kc's childDone).
+func (m *machine) deliver(p *mjob, err EV, from *mjob, async bool) {
+	sync := p.running && p.waitingOn == from
+	if async && !sync && p.running && !p.cancel {
+		p.pending = append(p.pending, from)
+	}
+	m.record(p, err, async && !sync)
+	m.cancelJob(p, err, byPropagation)
+}
