@@ -18,7 +18,7 @@ func TestDbg(t *testing.T) {
 
 func TestDbgRun(t *testing.T) {
 	for _, b := range []string{"goroutine", "stealing", "vcore"} {
-		n, f, err := Fuzz(func() (*kc.Runtime, error) { return runtimes.New(b) }, 0, 500, Config{Exclude: KnownOpen}, 5*time.Second)
+		n, f, err := Fuzz(func() (*kc.Runtime, error) { return runtimes.New(b) }, 0, 2000, Config{Exclude: KnownOpen}, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}

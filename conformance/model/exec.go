@@ -59,7 +59,7 @@ func (m *machine) run() (exp *Expect, err error) {
 		if y.attached || y == root {
 			continue
 		}
-		if y.unsynced && !y.cancel && !(y.insensitive && y.parked) {
+		if y.unsynced && !y.extCancel && !(y.insensitive && y.parked) {
 			m.invalid("Close reaches detached j%d, which runs unsynchronised", y.id)
 		}
 		if !y.state.Terminal() {
@@ -150,7 +150,7 @@ func (m *machine) owned(x *mjob, id int) *mjob {
 		return x
 	}
 	t, ok := m.jobs[id]
-	if !ok || t.owner != x {
+	if !ok || t.owner != x || t.scope {
 		m.invalid("j%d refers to j%d, which it did not make", x.id, id)
 	}
 	return t
@@ -236,7 +236,7 @@ func (m *machine) execOp(x *mjob, op *Op) {
 			if t == x {
 				m.invalid("j%d cancels and joins itself", x.id)
 			}
-			if m.effCancelled(x) && !settled(t) {
+			if m.effCancelled(x) && !(t.state.Terminal() && settled(t)) {
 				m.invalid("cancelled j%d joins j%d", x.id, t.id)
 			}
 			x.waitingOn = t

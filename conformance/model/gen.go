@@ -185,7 +185,7 @@ func (gn *generator) fillShield(m *machine, x *mjob, op *Op) {
 func (gn *generator) quiet(m *machine, x *mjob) bool {
 	ok := true
 	subtree(x, func(y *mjob) {
-		if y.running || y.unsynced && !y.cancel && !(y.insensitive && y.parked) {
+		if y.running || y.unsynced && !y.extCancel && !(y.insensitive && y.parked) {
 			ok = false
 		}
 	})

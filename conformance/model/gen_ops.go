@@ -140,6 +140,11 @@ func (gn *generator) pickLaunch(m *machine, x *mjob, g gctx) *Op {
 	default: // waits for its cancellation at once
 		cg.insens = true
 	}
+	if target.nursery && !target.sup && gn.cfg.Exclude&ExclNurseryCancel != 0 {
+		// Its failure would cancel the nursery, which then must end
+		// without a Close.
+		cg.noFail, cg.afterFail = true, false
+	}
 	op.Child = gn.newJob(m, kind, cg)
 	return op
 }
@@ -175,8 +180,9 @@ func (gn *generator) pickCancel(m *machine, x *mjob) *Op {
 		return &Op{Kind: OpCancel, Target: -1, K: cause}
 	}
 	var cands []*mjob
+	xQuiet := gn.quiet(m, x) // a failure after the cancellation may reach x
 	for _, y := range x.owned {
-		if y.unsynced && !(y.insensitive && y.parked) || !gn.quiet(m, y) {
+		if y.attached && !xQuiet || y.unsynced && !(y.insensitive && y.parked) || !gn.quiet(m, y) {
 			continue
 		}
 		cands = append(cands, y)
@@ -186,7 +192,7 @@ func (gn *generator) pickCancel(m *machine, x *mjob) *Op {
 	}
 	y := cands[gn.rnd.IntN(len(cands))]
 	op := &Op{Kind: OpCancel, Target: y.id, K: cause}
-	if !y.nursery && (y.parked || y.state.Terminal()) && (!m.effCancelled(x) || settled(y)) && gn.chance(60) {
+	if !y.nursery && (y.parked || y.state.Terminal()) && (!m.effCancelled(x) || y.state.Terminal() && settled(y)) && gn.chance(60) {
 		op.Wait = 1
 	}
 	return op
@@ -286,7 +292,8 @@ func (gn *generator) pickHook(m *machine, x *mjob, g gctx) *Op {
 		op.Target = -1
 	}
 	gn.hooks++
-	if !g.noFail && !(t.cancel && t.walked) && !t.state.Terminal() && t.attached && gn.chance(25) {
+	nurseryFails := gn.cfg.Exclude&ExclNurseryCancel != 0 && (t.nursery || t.parent != nil && t.parent.nursery)
+	if !g.noFail && !(t.cancel && t.walked) && !t.state.Terminal() && t.attached && !nurseryFails && gn.chance(25) {
 		op.Panic = true
 	}
 	return op

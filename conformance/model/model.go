@@ -93,6 +93,7 @@ type mjob struct {
 	reachedEnd  bool  // ran all its ops
 	after       End   // the parked body's End
 	asyncEnd    bool  // launched without Join: its end is unordered with its owner
+	asyncRel    bool  // something it waits for (its body, a child) ended unordered: so does it
 	unsynced    bool  // may still be running its ops: its owner has not synchronised
 	inflight    bool  // its end is unordered with its owner until joined
 	insensitive bool  // no ops, parks, returns the wait's error: start or not, same outcome
@@ -100,6 +101,7 @@ type mjob struct {
 	waitingOn   *mjob
 	noHandle    bool
 	readied     bool
+	extCancel   bool // cancelled from outside its body: by then, whatever it ran is known
 	hooks       []*mhook
 }
 
@@ -162,7 +164,7 @@ func (m *machine) create(spec *Job, parent, owner *mjob) *mjob {
 		parent.holds++
 		parent.kids = append(parent.kids, x)
 	}
-	if owner != nil {
+	if owner != nil && !x.scope { // a scope is over when its op returns: nothing refers to it
 		owner.owned = append(owner.owned, x)
 	}
 	if _, dup := m.jobs[x.id]; dup {
@@ -189,7 +191,7 @@ func (m *machine) checkQuiet(x *mjob) {
 		if y.running {
 			m.invalid("cancellation of j%d reaches j%d while its body runs", x.id, y.id)
 		}
-		if y.unsynced && !y.cancel && !(y.insensitive && y.parked) {
+		if y.unsynced && !y.extCancel && !(y.insensitive && y.parked) {
 			m.invalid("cancellation of j%d reaches j%d, which runs unsynchronised", x.id, y.id)
 		}
 	})
@@ -232,6 +234,7 @@ func (m *machine) cancelJob(x *mjob, cause EV, how int) bool {
 		x.ran = RanEither
 	}
 	x.cancel, x.cause, x.timedOut = true, cause, how == byTimeout
+	x.extCancel = !x.running
 	x.state = kc.Cancelling
 	m.stats.CancellationsRequested++
 	if x.shield == 0 {
@@ -258,7 +261,11 @@ func (m *machine) walk(x *mjob) {
 			h.state = 1
 			h.fired++
 			if h.panics {
+				// Unordered: the walk may wake x's body (its wait is a hook
+				// too) before it calls this callback.
+				m.async++
 				m.fail(x, EV{Kind: EPanic, K: h.k})
+				m.async--
 			}
 		}
 	}
@@ -298,6 +305,9 @@ func (m *machine) wake(x *mjob) {
 
 // bodyReturned is kc's end-of-body transition.
 func (m *machine) bodyReturned(x *mjob, err EV) {
+	if m.async > 0 {
+		x.asyncRel = true
+	}
 	x.running = true // its own cancellation, not one from outside
 	if err.Kind != ENil {
 		if err.Kind == ECancel {
@@ -333,6 +343,9 @@ func (m *machine) closeNursery(n *mjob) {
 }
 
 func (m *machine) release(x *mjob) {
+	if m.async > 0 {
+		x.asyncRel = true
+	}
 	x.holds--
 	m.maybeFinish(x)
 }
@@ -377,7 +390,7 @@ func (m *machine) finish(x *mjob) {
 		m.stats.JobsCancelled++
 		x.result = evCancel(x.cause)
 	}
-	async := m.async > 0 || x.asyncEnd
+	async := m.async > 0 || x.asyncEnd || x.asyncRel
 	if async {
 		x.inflight = true
 		m.async++
