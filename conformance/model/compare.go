@@ -67,6 +67,9 @@ func Compare(p *Program, exp *Expect, got *Observed, forgive Exclude) []Mismatch
 		if !errorsMatch(w.Errors, w.Unordered, g.Errors) {
 			add(where+": Errors", evsString(g.Errors), unorderedString(w.Errors, w.Unordered))
 		}
+		if g.Leftover != 0 {
+			add(where+": waiters left on its park's channels", fmt.Sprint(g.Leftover), "0")
+		}
 		if w.Ran != RanEither && g.Ran != (w.Ran == RanYes) {
 			add(where+": body ran", fmt.Sprint(g.Ran), fmt.Sprint(w.Ran == RanYes))
 		}

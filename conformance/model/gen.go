@@ -75,12 +75,12 @@ func (c Config) withDefaults() Config {
 
 // gctx constrains a body being generated.
 type gctx struct {
-	noFail     bool // the body's job must not fail: its end is unordered with its owner
-	afterFail  bool // a parked body may fail after its cancellation
-	blocker    bool // the body must end parked (its owner waits with Ready)
-	insens     bool // no ops, park, return the wait's error
-	shortTO    bool // a short WithTimeout: park at once
-	depth      int
+	noFail    bool // the body's job must not fail: its end is unordered with its owner
+	afterFail bool // a parked body may fail after its cancellation
+	blocker   bool // the body must end parked (its owner waits with Ready)
+	insens    bool // no ops, park, return the wait's error
+	shortTO   bool // a short WithTimeout: park at once
+	depth     int
 }
 
 type generator struct {
@@ -136,9 +136,6 @@ func (gn *generator) newJob(m *machine, kind JobKind, g gctx) *Job {
 // fill generates the ops and end of x's body b while the machine runs them.
 func (gn *generator) fill(m *machine, x *mjob, b *Block) {
 	g := gn.ctxs[x.id]
-	if debug {
-		println("fill", x.id, g.blocker, g.shortTO, g.insens, g.noFail)
-	}
 	if x.id == 0 && m.p.CtxCancelled {
 		return // the root's fixed end
 	}
@@ -222,7 +219,8 @@ func live(x *mjob) bool {
 }
 
 func (gn *generator) finishBlock(m *machine, x *mjob, b *Block, g gctx) {
-	for k, l := range m.leases {
+	for _, k := range sortedKeys(m.leases) {
+		l := m.leases[k]
 		if l.owner == x && !l.done {
 			gn.emit(m, x, &b.Ops, &Op{Kind: OpRelease, K: k})
 		}
@@ -275,5 +273,3 @@ func (gn *generator) finishBlock(m *machine, x *mjob, b *Block, g gctx) {
 		b.End = End{Kind: EndReturn}
 	}
 }
-
-var debug = false

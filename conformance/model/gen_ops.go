@@ -275,7 +275,8 @@ func (gn *generator) pickObserve(m *machine, x *mjob) *Op {
 
 func (gn *generator) pickHook(m *machine, x *mjob, g gctx) *Op {
 	var mine []int
-	for k, h := range m.hooks {
+	for _, k := range sortedKeys(m.hooks) {
+		h := m.hooks[k]
 		if h.owner == x && (h.job == x || settled(h.job)) {
 			mine = append(mine, k)
 		}
@@ -300,7 +301,8 @@ func (gn *generator) pickHook(m *machine, x *mjob, g gctx) *Op {
 }
 
 func (gn *generator) pickLease(m *machine, x *mjob) *Op {
-	for k, l := range m.leases {
+	for _, k := range sortedKeys(m.leases) {
+		l := m.leases[k]
 		if l.owner == x && !l.done && gn.chance(60) {
 			return &Op{Kind: OpRelease, K: k}
 		}

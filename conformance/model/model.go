@@ -88,15 +88,15 @@ type mjob struct {
 	result    EV
 	ran       int
 
-	running     bool  // its body is on the model's stack
-	parked      bool  // waiting for cancellation (EndPark)
-	reachedEnd  bool  // ran all its ops
-	after       End   // the parked body's End
-	asyncEnd    bool  // launched without Join: its end is unordered with its owner
-	asyncRel    bool  // something it waits for (its body, a child) ended unordered: so does it
-	unsynced    bool  // may still be running its ops: its owner has not synchronised
-	inflight    bool  // its end is unordered with its owner until joined
-	insensitive bool  // no ops, parks, returns the wait's error: start or not, same outcome
+	running     bool // its body is on the model's stack
+	parked      bool // waiting for cancellation (EndPark)
+	reachedEnd  bool // ran all its ops
+	after       End  // the parked body's End
+	asyncEnd    bool // launched without Join: its end is unordered with its owner
+	asyncRel    bool // something it waits for (its body, a child) ended unordered: so does it
+	unsynced    bool // may still be running its ops: its owner has not synchronised
+	inflight    bool // its end is unordered with its owner until joined
+	insensitive bool // no ops, parks, returns the wait's error: start or not, same outcome
 	pending     []*mjob
 	waitingOn   *mjob
 	noHandle    bool

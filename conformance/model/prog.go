@@ -103,30 +103,30 @@ type End struct {
 type OpKind uint8
 
 const (
-	OpLaunch      OpKind = iota // Child into Target (-1: self); Wait: 0 none, 1 Join/Await, 2 Ready
-	OpJoin                      // Join (Await for Async) Target
-	OpReady                     // wait until Target's body has run all its ops (reached its End)
-	OpCancel                    // Target.Cancel(cause K, -1: nil); Wait 1: then Join it
-	OpCheck                     // j.Check()
-	OpScope                     // Child (a scope) runs; records its error
-	OpShield                    // j.Shield(Ops)
-	OpOpen                      // Child (a nursery) = j.Open()
-	OpClose                     // Target.Close()
-	OpAwaitAll                  // Target.AwaitAll(j)
-	OpTryResult                 // Target.TryResult()
-	OpObserve                   // Target.State()
-	OpOnCancel                  // hook K on Target (Panic: the callback panics)
-	OpStop                      // stop() of hook K
-	OpLease                     // lease K on Target
-	OpRelease                   // release lease K
-	OpProduce                   // SupervisorScope{ Produce(Count values, cap Cap, fail K>=0); receive all } (jobs Child.ID, Child.ID+1)
-	OpActor                     // NewActor(cap Cap); send Count messages (fail at K>=0); Close; Join (job Child.ID)
-	OpActorCancel               // NewActor(cap 1); cancel its job; Join; TrySend (job Child.ID)
-	OpProduceCancel             // Open; Produce into it; cancel it; Recv; AwaitAll (jobs Child.ID, Child.ID+1)
-	OpSelect                    // Select over two fresh channels, case K (-1: none) holding a value
-	OpSelectRepeat              // Select(j, c.RecvCase, c.RecvCase) with a value buffered: rejected
-	OpPoolDiscard               // pool of 1: Get; child Gets; Ready; Discard; Join child (job Child.ID)
-	OpJoinSelf                  // Target (self or an ancestor).Join(j): an error at once
+	OpLaunch        OpKind = iota // Child into Target (-1: self); Wait: 0 none, 1 Join/Await, 2 Ready
+	OpJoin                        // Join (Await for Async) Target
+	OpReady                       // wait until Target's body has run all its ops (reached its End)
+	OpCancel                      // Target.Cancel(cause K, -1: nil); Wait 1: then Join it
+	OpCheck                       // j.Check()
+	OpScope                       // Child (a scope) runs; records its error
+	OpShield                      // j.Shield(Ops)
+	OpOpen                        // Child (a nursery) = j.Open()
+	OpClose                       // Target.Close()
+	OpAwaitAll                    // Target.AwaitAll(j)
+	OpTryResult                   // Target.TryResult()
+	OpObserve                     // Target.State()
+	OpOnCancel                    // hook K on Target (Panic: the callback panics)
+	OpStop                        // stop() of hook K
+	OpLease                       // lease K on Target
+	OpRelease                     // release lease K
+	OpProduce                     // SupervisorScope{ Produce(Count values, cap Cap, fail K>=0); receive all } (jobs Child.ID, Child.ID+1)
+	OpActor                       // NewActor(cap Cap); send Count messages (fail at K>=0); Close; Join (job Child.ID)
+	OpActorCancel                 // NewActor(cap 1); cancel its job; Join; TrySend (job Child.ID)
+	OpProduceCancel               // Open; Produce into it; cancel it; Recv; AwaitAll (jobs Child.ID, Child.ID+1)
+	OpSelect                      // Select over two fresh channels, case K (-1: none) holding a value
+	OpSelectRepeat                // Select(j, c.RecvCase, c.RecvCase) with a value buffered: rejected
+	OpPoolDiscard                 // pool of 1: Get; child Gets; Ready; Discard; Join child (job Child.ID)
+	OpJoinSelf                    // Target (self or an ancestor).Join(j): an error at once
 )
 
 var opNames = [...]string{"Launch", "Join", "Ready", "Cancel", "Check", "Scope", "Shield", "Open",

@@ -27,6 +27,9 @@ type JobGot struct {
 	Result EV
 	Errors []EV
 	Ran    bool
+	// Leftover counts the wait nodes still queued on the channels of its
+	// cancelled park (a Recv, Select or Send): a correct runtime leaves none.
+	Leftover int
 }
 
 // runner executes a program on a runtime. Bodies run concurrently, so its
@@ -42,6 +45,7 @@ type runner struct {
 	hooks  map[int]*atomic.Int32
 	stops  map[int]func() bool
 	leases map[int]func()
+	left   map[int]int
 }
 
 // Execute runs p on rt, closes rt, and returns what it observed. If the
@@ -50,7 +54,7 @@ type runner struct {
 func Execute(rt *kc.Runtime, p *Program, watchdog time.Duration) *Observed {
 	r := &runner{p: p, ops: map[int]Obs{}, jobs: map[int]*kc.Job{}, defs: map[int]*kc.Deferred[int]{},
 		ran: map[int]bool{}, sigs: map[int]*kc.Chan[struct{}]{}, hooks: map[int]*atomic.Int32{},
-		stops: map[int]func() bool{}, leases: map[int]func(){}}
+		stops: map[int]func() bool{}, leases: map[int]func(){}, left: map[int]int{}}
 	done := make(chan *Observed, 1)
 	go func() { done <- r.execute(rt) }()
 	t := time.NewTimer(watchdog)
@@ -82,7 +86,7 @@ func (r *runner) execute(rt *kc.Runtime) *Observed {
 		o.Ops[n] = ob
 	}
 	for id, j := range r.jobs {
-		g := JobGot{State: j.State(), Result: classify(j.Result()), Ran: r.ran[id]}
+		g := JobGot{State: j.State(), Result: classify(j.Result()), Ran: r.ran[id], Leftover: r.left[id]}
 		for _, e := range j.Errors() {
 			g.Errors = append(g.Errors, classify(e))
 		}
@@ -136,11 +140,11 @@ func (r *runner) body(spec *Job) kc.Func {
 		if sig != nil {
 			sig.TrySend(struct{}{})
 		}
-		return r.end(j, spec.Body.End)
+		return r.end(j, spec.ID, spec.Body.End)
 	}
 }
 
-func (r *runner) end(j *kc.Job, e End) error {
+func (r *runner) end(j *kc.Job, id int, e End) error {
 	switch e.Kind {
 	case EndFail:
 		return failErrs[e.K]
@@ -149,7 +153,12 @@ func (r *runner) end(j *kc.Job, e End) error {
 	case EndCheck:
 		return j.Check()
 	case EndPark:
-		err := park(j, e.Park)
+		err, left := park(j, e.Park)
+		if left != 0 {
+			r.mu.Lock()
+			r.left[id] = left
+			r.mu.Unlock()
+		}
 		switch e.After {
 		case AfterNil:
 			return nil
@@ -161,24 +170,27 @@ func (r *runner) end(j *kc.Job, e End) error {
 	return nil
 }
 
-// park waits until j is cancelled, in one of several ways.
-func park(j *kc.Job, p Park) error {
+// park waits until j is cancelled, in one of several ways, and returns
+// the wait's error and how many wait nodes are left on its channels.
+func park(j *kc.Job, p Park) (error, int) {
+	blocked := func(c *kc.Chan[int]) int { s, r := c.Blocked(); return s + r }
 	switch p {
 	case ParkRecv:
 		c, _ := kc.NewChan[int](0)
 		_, err := c.Recv(j)
-		return err
+		return err, blocked(c)
 	case ParkSelect:
 		a, _ := kc.NewChan[int](0)
 		b, _ := kc.NewChan[int](1)
 		_, err := kc.Select(j, a.RecvCase(nil), b.RecvCase(nil))
-		return err
+		return err, blocked(a) + blocked(b)
 	case ParkSend:
 		c, _ := kc.NewChan[int](1)
 		c.TrySend(0)
-		return c.Send(j, 1)
+		err := c.Send(j, 1)
+		return err, blocked(c)
 	}
-	return j.Sleep(time.Hour)
+	return j.Sleep(time.Hour), 0
 }
 
 func (r *runner) target(j *kc.Job, id int) *kc.Job {
