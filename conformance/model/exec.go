@@ -112,8 +112,15 @@ func (m *machine) runBody(x *mjob, b *Block) {
 }
 
 func (m *machine) execEnd(x *mjob, e End) {
-	if len(x.pending) > 0 && e.Kind != EndReturn {
-		m.invalid("j%d ends with %v while the failure of j%d reaches it unordered", x.id, e.Kind, x.pending[0].id)
+	if len(x.pending) > 0 {
+		if e.Kind != EndReturn {
+			m.invalid("j%d ends with %v while the failure of j%d reaches it unordered", x.id, e.Kind, x.pending[0].id)
+		}
+		for _, k := range x.kids {
+			if k.nursery && !k.closed && !k.cancel && !k.state.Terminal() {
+				m.invalid("j%d closes nursery j%d while the failure of j%d reaches it unordered", x.id, k.id, x.pending[0].id)
+			}
+		}
 	}
 	switch e.Kind {
 	case EndReturn:
@@ -168,6 +175,11 @@ func (m *machine) obs(op *Op, errs []EV, ints ...int) {
 	m.exp.Ops[op.N] = Obs{Errs: errs, Ints: ints}
 }
 
+// soleSource reports whether x's cancellation came (or comes) from t's
+// failure alone: x's wait for t then ends with t (DESIGN.md: a finished
+// target gives its own outcome), however the two race.
+func (m *machine) soleSource(x, t *mjob) bool { return len(x.pending) == 1 && x.pending[0] == t }
+
 func (m *machine) unpend(x, t *mjob) {
 	x.pending = slices.DeleteFunc(x.pending, func(y *mjob) bool { return y == t })
 }
@@ -212,7 +224,7 @@ func (m *machine) execOp(x *mjob, op *Op) {
 		if t == x {
 			m.invalid("op %d: Join of itself (that is OpJoinSelf)", op.N)
 		}
-		if m.effCancelled(x) && !settled(t) {
+		if m.effCancelled(x) && !settled(t) && !m.soleSource(x, t) {
 			m.invalid("cancelled j%d joins j%d, which may not have ended", x.id, t.id)
 		}
 		err, v := m.join(x, t)
@@ -286,7 +298,7 @@ func (m *machine) execOp(x *mjob, op *Op) {
 		m.closeNursery(m.nursery(x, op.Target))
 	case OpAwaitAll:
 		n := m.nursery(x, op.Target)
-		if m.effCancelled(x) && !settled(n) {
+		if m.effCancelled(x) && !settled(n) && !m.soleSource(x, n) {
 			m.invalid("cancelled j%d awaits j%d, which may not have ended", x.id, n.id)
 		}
 		m.closeNursery(n)

@@ -51,7 +51,7 @@ func TestCatchesFaults(t *testing.T) {
 	}
 }
 
-const faultNoCancelDown = faults.NoCancelDown
+const faultLastErrorWins = faults.LastErrorWins
 
 // brokenRuntime returns a builder of goroutine-backend runtimes with the
 // given faults.

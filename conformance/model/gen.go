@@ -151,6 +151,7 @@ func (gn *generator) fill(m *machine, x *mjob, b *Block) {
 	for i := 0; i < n && gn.budget > 0 && len(x.pending) == 0; i++ {
 		if op := gn.pickOp(m, x, g, false); op != nil {
 			gn.emit(m, x, &b.Ops, op)
+			gn.resolvePending(m, x, &b.Ops)
 		}
 	}
 	gn.finishBlock(m, x, b, g)
@@ -170,11 +171,26 @@ func (gn *generator) fillShield(m *machine, x *mjob, op *Op) {
 		}
 		if in != nil {
 			gn.emit(m, x, &op.Ops, in)
+			gn.resolvePending(m, x, &op.Ops)
 		}
 	}
 	if x.shield == 1 && x.cancel && !x.walked && len(x.pending) == 0 {
 		gn.syncAll(m, x, &op.Ops) // the walk at the exit must find everything synchronised
 	}
+}
+
+// resolvePending emits the wait for the one job whose failure reaches x
+// unordered, if there is one.
+func (gn *generator) resolvePending(m *machine, x *mjob, ops *[]*Op) {
+	if len(x.pending) != 1 {
+		return
+	}
+	t := x.pending[0]
+	kind := OpJoin
+	if t.nursery {
+		kind = OpAwaitAll
+	}
+	gn.emit(m, x, ops, &Op{Kind: kind, Target: t.id})
 }
 
 // quiet reports whether a cancellation of x now reaches nothing that runs
@@ -219,6 +235,7 @@ func live(x *mjob) bool {
 }
 
 func (gn *generator) finishBlock(m *machine, x *mjob, b *Block, g gctx) {
+	gn.resolvePending(m, x, &b.Ops)
 	for _, k := range sortedKeys(m.leases) {
 		l := m.leases[k]
 		if l.owner == x && !l.done {

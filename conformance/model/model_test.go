@@ -85,7 +85,7 @@ func TestModelRejects(t *testing.T) {
 // TestShrink checks that a failure on a broken runtime shrinks to a
 // program that still fails and is no larger.
 func TestShrink(t *testing.T) {
-	newRT := brokenRuntime(faultNoCancelDown)
+	newRT := brokenRuntime(faultLastErrorWins)
 	_, f, err := model.Fuzz(newRT, 1, 200, model.Config{Exclude: testExclude}, 2*time.Second)
 	if err != nil || f == nil {
 		t.Fatalf("Fuzz: got (%v, %v); want a failure", f, err)
