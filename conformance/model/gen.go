@@ -1,8 +1,11 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 )
 
 // Exclude is a set of known-open runtime defects whose programs the
@@ -289,4 +292,30 @@ func (gn *generator) finishBlock(m *machine, x *mjob, b *Block, g gctx) {
 	if len(x.pending) > 0 {
 		b.End = End{Kind: EndReturn}
 	}
+}
+
+// ErrUnknownExclusion is matched by ParseExclude's error for a name it
+// does not know.
+var ErrUnknownExclusion = errors.New("unknown exclusion")
+
+// ParseExclude parses a comma-separated list of exclusion names (as
+// Exclude.String prints them), "known" for KnownOpen, or "none" or "".
+func ParseExclude(list string) (Exclude, error) {
+	var e Exclude
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		switch name {
+		case "", "none":
+			continue
+		case "known":
+			e |= KnownOpen
+			continue
+		}
+		i := slices.Index(exclNames, name)
+		if i < 0 {
+			return 0, fmt.Errorf("%w %q (known: %s, known, none)", ErrUnknownExclusion, name, strings.Join(exclNames, ", "))
+		}
+		e |= 1 << i
+	}
+	return e, nil
 }
