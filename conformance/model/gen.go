@@ -33,15 +33,21 @@ const (
 	ExclNurseryCancel
 	// ExclSelfWait: no Join of the waiter itself or an ancestor (it hangs).
 	ExclSelfWait
+	// ExclFailureAfterJoin: a body whose wait for a child returns that
+	// child's failure does nothing more, and no such failure reaches a job
+	// with a live nursery. (Join can see the child terminal before the
+	// child's failure has cancelled the waiter's job: the body then goes
+	// on as if nothing failed, and a later failure becomes its Result.)
+	ExclFailureAfterJoin
 )
 
 // KnownOpen is every exclusion: the defects open in runtimes/kc when the
 // checker was written.
 const KnownOpen = ExclRunCancelledCtx | ExclCancelBeforeStart | ExclPoolDiscard | ExclJoinOutcome |
-	ExclSelectRepeat | ExclNurseryCancel | ExclSelfWait
+	ExclSelectRepeat | ExclNurseryCancel | ExclSelfWait | ExclFailureAfterJoin
 
 var exclNames = []string{"RunCancelledCtx", "CancelBeforeStart", "PoolDiscard", "JoinOutcome",
-	"SelectRepeat", "NurseryCancel", "SelfWait"}
+	"SelectRepeat", "NurseryCancel", "SelfWait", "FailureAfterJoin"}
 
 func (e Exclude) String() string {
 	s := ""
@@ -123,7 +129,25 @@ func (gn *generator) emit(m *machine, x *mjob, ops *[]*Op, op *Op) {
 	m.nextOp++
 	*ops = append(*ops, op)
 	gn.budget--
+	was := x.cancel
 	m.execOp(x, op)
+	if !was && x.cancel && !(op.Kind == OpCancel && op.Target < 0) && gn.cfg.Exclude&ExclFailureAfterJoin != 0 {
+		x.genStop = true // a child's failure cancelled x: see ExclFailureAfterJoin
+	}
+}
+
+// deliveryRisky reports whether a child's failure reaching x now could
+// leave x's nurseries in a state that depends on ExclFailureAfterJoin's race.
+func (gn *generator) deliveryRisky(m *machine, x *mjob) bool {
+	if gn.cfg.Exclude&ExclFailureAfterJoin == 0 {
+		return false
+	}
+	for _, k := range x.kids {
+		if k.nursery && !k.cancel && !k.state.Terminal() {
+			return true
+		}
+	}
+	return false
 }
 
 func (gn *generator) newJob(m *machine, kind JobKind, g gctx) *Job {
@@ -151,7 +175,7 @@ func (gn *generator) fill(m *machine, x *mjob, b *Block) {
 		return
 	}
 	n := 1 + gn.rnd.IntN(8)
-	for i := 0; i < n && gn.budget > 0 && len(x.pending) == 0; i++ {
+	for i := 0; i < n && gn.budget > 0 && len(x.pending) == 0 && !x.genStop; i++ {
 		if op := gn.pickOp(m, x, g, false); op != nil {
 			gn.emit(m, x, &b.Ops, op)
 			gn.resolvePending(m, x, &b.Ops)
@@ -165,7 +189,7 @@ func (gn *generator) fillShield(m *machine, x *mjob, op *Op) {
 	g := gn.ctxs[x.id]
 	op.Ops = []*Op{}
 	n := 1 + gn.rnd.IntN(4)
-	for i := 0; i < n && gn.budget > 0 && len(x.pending) == 0; i++ {
+	for i := 0; i < n && gn.budget > 0 && len(x.pending) == 0 && !x.genStop; i++ {
 		var in *Op
 		if gn.chance(30) && !x.cancel && gn.quiet(m, x) {
 			in = &Op{Kind: OpCancel, Target: -1, K: gn.rnd.IntN(5) - 1}
@@ -177,7 +201,7 @@ func (gn *generator) fillShield(m *machine, x *mjob, op *Op) {
 			gn.resolvePending(m, x, &op.Ops)
 		}
 	}
-	if x.shield == 1 && x.cancel && !x.walked && len(x.pending) == 0 {
+	if x.shield == 1 && x.cancel && !x.walked && len(x.pending) == 0 && !x.genStop {
 		gn.syncAll(m, x, &op.Ops) // the walk at the exit must find everything synchronised
 	}
 }
@@ -201,7 +225,7 @@ func (gn *generator) resolvePending(m *machine, x *mjob, ops *[]*Op) {
 func (gn *generator) quiet(m *machine, x *mjob) bool {
 	ok := true
 	subtree(x, func(y *mjob) {
-		if y.running || y.unsynced && !y.extCancel && !(y.insensitive && y.parked) {
+		if y.running || y.unsynced && !y.extCancel && !(y.insensitive && y.parked) || y.inflight && !y.cancel {
 			ok = false
 		}
 	})
@@ -222,6 +246,8 @@ func (gn *generator) syncAll(m *machine, x *mjob, ops *[]*Op) {
 			gn.emit(m, x, ops, &Op{Kind: OpReady, Target: y.id})
 		case y.state.Terminal() && (!cancelled || settled(y)) && !y.nursery:
 			gn.emit(m, x, ops, &Op{Kind: OpJoin, Target: y.id})
+		case y.state.Terminal() && (!cancelled || settled(y)) && y.nursery:
+			gn.emit(m, x, ops, &Op{Kind: OpAwaitAll, Target: y.id})
 		}
 	}
 }
@@ -238,7 +264,18 @@ func live(x *mjob) bool {
 }
 
 func (gn *generator) finishBlock(m *machine, x *mjob, b *Block, g gctx) {
-	gn.resolvePending(m, x, &b.Ops)
+	if !x.genStop {
+		gn.resolvePending(m, x, &b.Ops)
+	}
+	if x.genStop {
+		for _, k := range sortedKeys(m.leases) {
+			if l := m.leases[k]; l.owner == x && !l.done {
+				gn.emit(m, x, &b.Ops, &Op{Kind: OpRelease, K: k})
+			}
+		}
+		b.End = End{Kind: EndReturn}
+		return
+	}
 	for _, k := range sortedKeys(m.leases) {
 		l := m.leases[k]
 		if l.owner == x && !l.done {

@@ -48,7 +48,7 @@ func (gn *generator) pickOp(m *machine, x *mjob, g gctx, inShield bool) *Op {
 		return &Op{Kind: OpProduce, Child: c, Count: n, Cap: gn.rnd.IntN(n + 1), K: k}
 	case r < 91:
 		k := -1
-		if (!g.noFail || x.sup) && gn.quiet(m, x) && gn.chance(50) {
+		if (!g.noFail || x.sup) && gn.quiet(m, x) && (x.sup || !gn.deliveryRisky(m, x)) && gn.chance(50) {
 			k = gn.rnd.IntN(3)
 		}
 		n := 1 + gn.rnd.IntN(4)
@@ -145,6 +145,9 @@ func (gn *generator) pickLaunch(m *machine, x *mjob, g gctx) *Op {
 		// without a Close.
 		cg.noFail, cg.afterFail = true, false
 	}
+	if gn.deliveryRisky(m, x) && !absorbed {
+		cg.noFail, cg.afterFail = true, false
+	}
 	op.Child = gn.newJob(m, kind, cg)
 	return op
 }
@@ -180,7 +183,7 @@ func (gn *generator) pickCancel(m *machine, x *mjob) *Op {
 		return &Op{Kind: OpCancel, Target: -1, K: cause}
 	}
 	var cands []*mjob
-	xQuiet := gn.quiet(m, x) // a failure after the cancellation may reach x
+	xQuiet := gn.quiet(m, x) && !gn.deliveryRisky(m, x) // a failure after the cancellation may reach x
 	for _, y := range x.owned {
 		if y.attached && !xQuiet || y.unsynced && !(y.insensitive && y.parked) || !gn.quiet(m, y) {
 			continue

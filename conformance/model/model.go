@@ -101,6 +101,7 @@ type mjob struct {
 	waitingOn   *mjob
 	noHandle    bool
 	readied     bool
+	genStop     bool // the generator ends the body now (ExclFailureAfterJoin)
 	extCancel   bool // cancelled from outside its body: by then, whatever it ran is known
 	hooks       []*mhook
 }
@@ -193,6 +194,9 @@ func (m *machine) checkQuiet(x *mjob) {
 		}
 		if y.unsynced && !y.extCancel && !(y.insensitive && y.parked) {
 			m.invalid("cancellation of j%d reaches j%d, which runs unsynchronised", x.id, y.id)
+		}
+		if y.inflight && !y.cancel {
+			m.invalid("cancellation of j%d reaches j%d, which may be ending", x.id, y.id)
 		}
 	})
 }
