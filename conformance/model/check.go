@@ -1,7 +1,6 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -187,5 +186,3 @@ func cloneOps(ops []*Op) []*Op {
 	}
 	return out
 }
-
-var _ = errors.Is

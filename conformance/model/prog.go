@@ -258,7 +258,7 @@ func printOps(b *strings.Builder, self int, ops []*Op, depth int) {
 			}
 			b.WriteString("\n")
 		case OpCheck:
-			fmt.Fprintf(b, "err := j%d.Check()\n", self)
+			fmt.Fprintf(b, "err := j%d.Check() // and Err, IsCancelled, Done\n", self)
 		case OpClose:
 			fmt.Fprintf(b, "%s.Close()\n", t)
 		case OpAwaitAll:

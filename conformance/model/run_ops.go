@@ -36,7 +36,13 @@ func (r *runner) exec(j *kc.Job, op *Op) {
 			r.record(op, nil, b2i(ok))
 		}
 	case OpCheck:
-		r.record(op, []error{j.Check()})
+		done := 0
+		select {
+		case <-j.Done():
+			done = 1
+		default:
+		}
+		r.record(op, []error{j.Check(), j.Err()}, b2i(j.IsCancelled()), done)
 	case OpScope:
 		c := op.Child
 		var err error
