@@ -39,7 +39,7 @@ func (m *machine) unpend(x, t *mjob) {
 	x.pending = slices.DeleteFunc(x.pending, func(y *mjob) bool { return y == t })
 }
 
-// joinResult is what Join (or Await, for an Async job) of t returns.
+// join is what Join (or Await, for an Async job) of t returns.
 func (m *machine) join(x, t *mjob) (EV, int) {
 	if !t.state.Terminal() {
 		m.invalid("j%d waits for j%d, which never ends", x.id, t.id)
@@ -198,7 +198,7 @@ func (m *machine) execOp(x *mjob, op *Op) {
 			if op.Panic {
 				m.invalid("hook %d would panic on its caller", op.K)
 			}
-			h.state, h.fired = 1, 1
+			h.state, h.fired = hookFired, 1
 		case !t.state.Terminal():
 			t.hooks = append(t.hooks, h)
 		}
@@ -208,9 +208,9 @@ func (m *machine) execOp(x *mjob, op *Op) {
 		if !ok || h.owner != x || h.job != x && !settled(h.job) {
 			m.invalid("op %d: stop of hook %d is not allowed", op.N, op.K)
 		}
-		res := h.state == 0
+		res := h.state == hookArmed
 		if res {
-			h.state = 2
+			h.state = hookStopped
 		}
 		m.obs(op, nil, b2i(res))
 	case OpLease:

@@ -128,8 +128,8 @@ func (m *machine) walk(x *mjob) {
 		}
 	}
 	for _, h := range x.hooks {
-		if h.state == 0 {
-			h.state = 1
+		if h.state == hookArmed {
+			h.state = hookFired
 			h.fired++
 			if h.panics {
 				// Unordered: the walk may wake x's body (its wait is a hook

@@ -97,28 +97,43 @@ type mjob struct {
 	unsynced    bool // may still be running its ops: its owner has not synchronised
 	inflight    bool // its end is unordered with its owner until joined
 	insensitive bool // no ops, parks, returns the wait's error: start or not, same outcome
-	pending     []*mjob
-	waitingOn   *mjob
-	noHandle    bool
-	readied     bool
+	pending     []*mjob // children whose failure reaches its running body unordered: its next op waits for them
+	waitingOn   *mjob   // the job its current op waits for (a failure from it arrives in order)
+	noHandle    bool    // the runner never sees the job (WithTimeout(0) skips the body)
+	readied     bool    // its owner waited for its Ready signal
 	genStop     bool // the generator ends the body now (ExclFailureAfterJoin)
 	extCancel   bool // cancelled from outside its body: by then, whatever it ran is known
 	hooks       []*mhook
 }
 
+// hookState is an OnCancel callback's state, as kc's cancelNode has it.
+type hookState uint8
+
+const (
+	// hookArmed: registered; the job's cancel walk fires it, stop stops
+	// it, the job's end drops it. Next: hookFired or hookStopped.
+	hookArmed hookState = iota
+	// hookFired: the callback ran (once). Terminal.
+	hookFired
+	// hookStopped: stop prevented the call. Terminal.
+	hookStopped
+)
+
+// mhook is an OnCancel callback of the program.
 type mhook struct {
-	job    *mjob
+	job    *mjob // the job it is registered on
 	owner  *mjob // the job whose body registered it
-	panics bool
+	panics bool  // the callback panics with k after counting
 	k      int
-	state  int // 0 armed, 1 fired, 2 stopped
+	state  hookState
 	fired  int
 }
 
+// mlease is a Lease of the program.
 type mlease struct {
-	job   *mjob
-	owner *mjob
-	done  bool
+	job   *mjob // the job it holds
+	owner *mjob // the job whose body took it
+	done  bool  // released
 }
 
 // machine interprets (and, with gen set, generates) a program.
