@@ -88,21 +88,21 @@ type mjob struct {
 	result    EV
 	ran       int
 
-	running     bool // its body is on the model's stack
-	parked      bool // waiting for cancellation (EndPark)
-	reachedEnd  bool // ran all its ops
-	after       End  // the parked body's End
-	asyncEnd    bool // launched without Join: its end is unordered with its owner
-	asyncRel    bool // something it waits for (its body, a child) ended unordered: so does it
-	unsynced    bool // may still be running its ops: its owner has not synchronised
-	inflight    bool // its end is unordered with its owner until joined
-	insensitive bool // no ops, parks, returns the wait's error: start or not, same outcome
+	running     bool    // its body is on the model's stack
+	parked      bool    // waiting for cancellation (EndPark)
+	reachedEnd  bool    // ran all its ops
+	after       End     // the parked body's End
+	asyncEnd    bool    // launched without Join: its end is unordered with its owner
+	asyncRel    bool    // something it waits for (its body, a child) ended unordered: so does it
+	unsynced    bool    // may still be running its ops: its owner has not synchronised
+	inflight    bool    // its end is unordered with its owner until joined
+	insensitive bool    // no ops, parks, returns the wait's error: start or not, same outcome
 	pending     []*mjob // children whose failure reaches its running body unordered: its next op waits for them
 	waitingOn   *mjob   // the job its current op waits for (a failure from it arrives in order)
 	noHandle    bool    // the runner never sees the job (WithTimeout(0) skips the body)
 	readied     bool    // its owner waited for its Ready signal
-	genStop     bool // the generator ends the body now (ExclFailureAfterJoin)
-	extCancel   bool // cancelled from outside its body: by then, whatever it ran is known
+	genStop     bool    // the generator ends the body now (ExclFailureAfterJoin)
+	extCancel   bool    // cancelled from outside its body: by then, whatever it ran is known
 	hooks       []*mhook
 }
 
