@@ -71,7 +71,7 @@ func (m *machine) execComposite(x *mjob, op *Op) {
 			return
 		}
 		n := m.create(&Job{ID: c.ID, Kind: JobNursery}, x, x)
-		pj := m.create(&Job{ID: c.ID + 1, Kind: JobLaunch}, n, x)
+		pj := m.create(&Job{ID: c.ID + 1, Kind: JobLaunch}, n, nil) // no handle unless its body runs: nothing refers to it
 		pj.unsynced, pj.insensitive, pj.parked, pj.asyncEnd = true, true, true, true
 		pj.after = End{Kind: EndPark, After: AfterErr}
 		ok := m.cancelJob(n, evNil, byCancel)
