@@ -38,15 +38,28 @@ const (
 	// child's failure has cancelled the waiter's job: the body then goes
 	// on as if nothing failed, and a later failure becomes its Result.)
 	ExclFailureAfterJoin
+	// ExclLazyCancel: no Cancel of a job that an ancestor's cancellation
+	// already reached. (A child that was not on its parent's child list when
+	// the parent's cancel walk ran learns of it lazily; Cancel does not
+	// look, so it returns true and replaces the cause.)
+	ExclLazyCancel
+	// ExclChanCommitAfterCancel: no producer is cancelled while its consumer
+	// may still receive. (A Send that passed its cancellation check when
+	// its job's cancellation reached it lazily enqueues anyway, and a
+	// receiver that comes before the Send registers its cancellation hook
+	// takes the value: a job already cancelled sends.)
+	ExclChanCommitAfterCancel
 )
 
 // KnownOpen is every exclusion: the defects open in runtimes/kc when the
 // checker was written.
 const KnownOpen = ExclRunCancelledCtx | ExclCancelBeforeStart | ExclPoolDiscard | ExclJoinOutcome |
-	ExclSelectRepeat | ExclNurseryCancel | ExclSelfWait | ExclFailureAfterJoin
+	ExclSelectRepeat | ExclNurseryCancel | ExclSelfWait | ExclFailureAfterJoin | ExclLazyCancel |
+	ExclChanCommitAfterCancel
 
 var exclNames = []string{"RunCancelledCtx", "CancelBeforeStart", "PoolDiscard", "JoinOutcome",
-	"SelectRepeat", "NurseryCancel", "SelfWait", "FailureAfterJoin"}
+	"SelectRepeat", "NurseryCancel", "SelfWait", "FailureAfterJoin",
+	"LazyCancel", "ChanCommitAfterCancel"}
 
 func (e Exclude) String() string {
 	s := ""

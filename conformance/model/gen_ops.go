@@ -60,7 +60,7 @@ func (gn *generator) pickOp(m *machine, x *mjob, g gctx, inShield bool) *Op {
 		if excl&ExclCancelBeforeStart != 0 {
 			return nil
 		}
-		if gn.chance(50) {
+		if gn.chance(50) || excl&ExclChanCommitAfterCancel != 0 {
 			return &Op{Kind: OpActorCancel, Child: gn.newJob(m, JobLaunch, gctx{})}
 		}
 		c := gn.newJob(m, JobNursery, gctx{})
@@ -184,8 +184,9 @@ func (gn *generator) pickCancel(m *machine, x *mjob) *Op {
 	}
 	var cands []*mjob
 	xQuiet := gn.quiet(m, x) && !gn.deliveryRisky(m, x) // a failure after the cancellation may reach x
+	lazy := gn.cfg.Exclude&ExclLazyCancel != 0
 	for _, y := range x.owned {
-		if y.attached && !xQuiet || y.unsynced && !(y.insensitive && y.parked) || !gn.quiet(m, y) {
+		if lazy && y.cancel || y.attached && !xQuiet || y.unsynced && !(y.insensitive && y.parked) || !gn.quiet(m, y) {
 			continue
 		}
 		cands = append(cands, y)
