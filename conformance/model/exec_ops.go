@@ -99,8 +99,8 @@ func (m *machine) execOp(x *mjob, op *Op) {
 		t.readied, t.unsynced, t.insensitive = true, false, false
 	case OpCancel:
 		t := m.owned(x, op.Target)
-		if t.inflight && !t.cancel {
-			m.invalid("op %d cancels j%d, which may be ending", op.N, t.id)
+		if t != x && (t.inflight || t.unsynced && !(t.insensitive && t.parked)) && !t.extCancel {
+			m.invalid("op %d cancels j%d, which may be running or ending", op.N, t.id)
 		}
 		if op.Wait == 1 {
 			if t == x {

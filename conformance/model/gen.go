@@ -165,7 +165,7 @@ func (gn *generator) resolvePending(m *machine, x *mjob, ops *[]*Op) {
 func (gn *generator) quiet(m *machine, x *mjob) bool {
 	ok := true
 	subtree(x, func(y *mjob) {
-		if y.running || y.unsynced && !y.extCancel && !(y.insensitive && y.parked) || y.inflight && !y.cancel {
+		if y.running || y.unsynced && !y.extCancel && !(y.insensitive && y.parked) || y.inflight && !y.extCancel {
 			ok = false
 		}
 	})

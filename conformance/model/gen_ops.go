@@ -186,7 +186,7 @@ func (gn *generator) pickCancel(m *machine, x *mjob) *Op {
 	xQuiet := gn.quiet(m, x) && !gn.deliveryRisky(m, x) // a failure after the cancellation may reach x
 	lazy := gn.cfg.Exclude&ExclLazyCancel != 0
 	for _, y := range x.owned {
-		if lazy && y.cancel || y.attached && !xQuiet || y.unsynced && !(y.insensitive && y.parked) || !gn.quiet(m, y) {
+		if lazy && y.cancel || y.attached && !xQuiet || (y.inflight || y.unsynced && !(y.insensitive && y.parked)) && !y.extCancel || !gn.quiet(m, y) {
 			continue
 		}
 		cands = append(cands, y)

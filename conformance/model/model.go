@@ -1,6 +1,10 @@
 package model
 
-import "github.com/kcbench/kcbench/runtimes/kc"
+import (
+	"slices"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
 
 func (m *machine) effCancelled(x *mjob) bool { return x.cancel && x.shield == 0 }
 
@@ -52,20 +56,31 @@ func subtree(x *mjob, f func(*mjob)) {
 }
 
 // checkQuiet is the rule for every cancellation: nothing it reaches may be
-// running unsynchronised (its outcome would depend on where the
-// cancellation finds it).
+// running unsynchronised or ending unordered (its outcome would depend on
+// where the cancellation finds it). Jobs whose end is what makes this
+// cancellation (m.fin) are terminal by then, and so is everything below them.
 func (m *machine) checkQuiet(x *mjob) {
-	subtree(x, func(y *mjob) {
+	var visit func(y *mjob)
+	visit = func(y *mjob) {
+		if slices.Contains(m.fin, y) {
+			return
+		}
 		if y.running {
 			m.invalid("cancellation of j%d reaches j%d while its body runs", x.id, y.id)
 		}
 		if y.unsynced && !y.extCancel && !(y.insensitive && y.parked) {
 			m.invalid("cancellation of j%d reaches j%d, which runs unsynchronised", x.id, y.id)
 		}
-		if y.inflight && !y.cancel {
+		if y.inflight && !y.extCancel {
 			m.invalid("cancellation of j%d reaches j%d, which may be ending", x.id, y.id)
 		}
-	})
+		for _, k := range y.kids {
+			visit(k)
+		}
+	}
+	for _, k := range x.kids {
+		visit(k)
+	}
 }
 
 // settled reports whether x's observable state cannot change by itself.
@@ -270,6 +285,8 @@ func (m *machine) finish(x *mjob) {
 	if !x.attached {
 		return
 	}
+	m.fin = append(m.fin, x)
+	defer func() { m.fin = m.fin[:len(m.fin)-1] }()
 	p := x.parent
 	if st == kc.Failed && !x.scope && !p.sup && !p.state.Terminal() {
 		m.deliver(p, x.result, x, async)

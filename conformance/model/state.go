@@ -146,6 +146,7 @@ type machine struct {
 	stats  kc.Stats
 	async  int // > 0 while processing what happens unordered with the running bodies
 	gen    *generator
+	fin    []*mjob // the jobs whose finish is being processed, innermost last
 	nextOp int
 	nextID int
 }
