@@ -76,11 +76,12 @@ func Fuzz(newRuntime func() (*kc.Runtime, error), first uint64, n int, cfg Confi
 	return n, nil, nil
 }
 
-// Shrink looks for a smaller program that still fails (delta debugging over
-// the op tree: it removes ops and subtrees, empties bodies and simplifies
-// ends while a mismatch persists, trying each candidate up to tries times,
-// since some failures depend on timing). It returns f's program if nothing
-// smaller fails.
+// Shrink looks for a smaller program that still fails the same way (delta
+// debugging over the op tree: it removes ops and subtrees, empties bodies
+// and simplifies ends while a mismatch on one of the same observables
+// persists, trying each candidate up to tries times, since some failures
+// depend on timing). Candidates the model rejects are skipped. It returns
+// f itself if nothing smaller fails.
 func Shrink(newRuntime func() (*kc.Runtime, error), f *Failure, forgive Exclude, watchdog time.Duration, tries int) *Failure {
 	best := f
 	budget := 3000
@@ -97,7 +98,7 @@ func Shrink(newRuntime func() (*kc.Runtime, error), f *Failure, forgive Exclude,
 			for range max(tries, 1) {
 				budget--
 				ms, err := CheckProgram(newRuntime, cand, forgive, watchdog)
-				if err == nil && len(ms) > 0 {
+				if err == nil && sameFailure(f.Mismatches, ms) {
 					best = &Failure{Seed: f.Seed, Program: cand, Mismatches: ms}
 					improved = true
 					break
@@ -185,4 +186,18 @@ func cloneOps(ops []*Op) []*Op {
 		out[i] = &c
 	}
 	return out
+}
+
+// sameFailure reports whether got has a mismatch on an observable that
+// want has one on (ops and jobs keep their numbers while shrinking), so
+// that shrinking does not drift to another failure.
+func sameFailure(want, got []Mismatch) bool {
+	for _, g := range got {
+		for _, w := range want {
+			if g.Where == w.Where {
+				return true
+			}
+		}
+	}
+	return false
 }
