@@ -100,6 +100,26 @@ func (m *machine) execComposite(x *mjob, op *Op) {
 		x.waitingOn = nil
 		err, _ := m.join(x, y)
 		m.obs(op, []EV{evNil, err})
+	case OpSleep:
+		// Sleep returns the cancellation error at once when cancelled
+		// (outside a Shield), else after the duration.
+		if m.effCancelled(x) {
+			m.obs(op, []EV{evCancel(x.cause), evCancel(x.cause)})
+		} else {
+			m.obs(op, []EV{evNil, evNil})
+		}
+	case OpWaitAll:
+		for _, k := range x.kids {
+			if !k.state.Terminal() {
+				m.invalid("op %d: j%d waits for its children, and j%d may never end", op.N, x.id, k.id)
+			}
+		}
+		for _, l := range m.leases {
+			if l.job == x && !l.done {
+				m.invalid("op %d: j%d waits for its children while it holds a lease on itself", op.N, x.id)
+			}
+		}
+		m.obs(op, []EV{evNil})
 	case OpJoinSelf:
 		for a := x; a != nil; a = a.parent {
 			if a.id == op.Target || op.Target < 0 && a == x {

@@ -66,22 +66,36 @@ func (gn *generator) pickOp(m *machine, x *mjob, g gctx, inShield bool) *Op {
 		c := gn.newJob(m, JobNursery, gctx{})
 		m.nextID++
 		return &Op{Kind: OpProduceCancel, Child: c}
-	case r < 96:
+	case r < 95:
 		k := gn.rnd.IntN(2)
 		if cancelled && gn.chance(50) {
 			k = -1
 		}
 		return &Op{Kind: OpSelect, K: k}
-	case r < 97:
+	case r < 96:
 		if excl&ExclSelectRepeat != 0 {
 			return nil
 		}
 		return &Op{Kind: OpSelectRepeat}
-	case r < 98:
+	case r < 97:
 		if excl&ExclPoolDiscard != 0 || cancelled {
 			return nil
 		}
 		return &Op{Kind: OpPoolDiscard, Child: gn.newJob(m, JobLaunch, gctx{})}
+	case r < 99 && gn.chance(50):
+		return &Op{Kind: OpSleep, K: gn.rnd.IntN(200)}
+	case r < 99:
+		for _, k := range x.kids {
+			if !k.state.Terminal() || k.nursery && k.cancel && !k.closed && excl&ExclNurseryCancel != 0 {
+				return nil
+			}
+		}
+		for _, l := range m.leases {
+			if l.job == x && !l.done {
+				return nil
+			}
+		}
+		return &Op{Kind: OpWaitAll}
 	default:
 		if excl&ExclSelfWait != 0 {
 			return nil

@@ -127,11 +127,13 @@ const (
 	OpSelectRepeat                // Select(j, c.RecvCase, c.RecvCase) with a value buffered: rejected
 	OpPoolDiscard                 // pool of 1: Get; child Gets; Ready; Discard; Join child (job Child.ID)
 	OpJoinSelf                    // Target (self or an ancestor).Join(j): an error at once
+	OpSleep                       // j.Sleep(K microseconds), then j.Yield()
+	OpWaitAll                     // j.WaitAll(-1): wait until j has no children or leases
 )
 
 var opNames = [...]string{"Launch", "Join", "Ready", "Cancel", "Check", "Scope", "Shield", "Open",
 	"Close", "AwaitAll", "TryResult", "State", "OnCancel", "Stop", "Lease", "Release", "Produce",
-	"Actor", "ActorCancel", "ProduceCancel", "Select", "SelectRepeat", "PoolDiscard", "JoinSelf"}
+	"Actor", "ActorCancel", "ProduceCancel", "Select", "SelectRepeat", "PoolDiscard", "JoinSelf", "Sleep", "WaitAll"}
 
 func (k OpKind) String() string { return opNames[k] }
 
@@ -300,6 +302,10 @@ func printOps(b *strings.Builder, self int, ops []*Op, depth int) {
 				self, op.Child.ID, op.Child.ID, op.Child.ID, self)
 		case OpJoinSelf:
 			fmt.Fprintf(b, "err := %s.Join(j%d) // self or ancestor\n", t, self)
+		case OpSleep:
+			fmt.Fprintf(b, "err := j%d.Sleep(%dus); err2 := j%d.Yield()\n", self, op.K, self)
+		case OpWaitAll:
+			fmt.Fprintf(b, "err := j%d.WaitAll(-1)\n", self)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"sync"
+	"time"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -150,6 +151,11 @@ func (r *runner) composite(j *kc.Job, op *Op) {
 		sig.Recv(j)
 		p.Discard()
 		r.record(op, []error{nil, cj.Join(j)})
+	case OpSleep:
+		err := j.Sleep(time.Duration(op.K) * time.Microsecond)
+		r.record(op, []error{err, j.Yield()})
+	case OpWaitAll:
+		r.record(op, []error{j.WaitAll(-1)})
 	case OpJoinSelf:
 		r.record(op, []error{r.target(j, op.Target).Join(j)})
 	}
