@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,11 +149,63 @@ func edit(p *Program, i int) (*Program, bool) {
 		ops(&b.Ops)
 	}
 	block(q.Root.Body)
+	// Remove an op together with every op that refers to what it made (a
+	// lease and its release, a hook and its stop, a job and its joins):
+	// neither can go alone.
+	var all []*Op
+	walkOps(q, func(op *Op) { all = append(all, op) })
+	for _, op := range all {
+		var refs []*Op
+		for _, o := range all {
+			if o != op && refersTo(o, op) {
+				refs = append(refs, o)
+			}
+		}
+		if len(refs) == 0 {
+			continue
+		}
+		del := append(refs, op)
+		edits = append(edits, func() { removeOps(q, del) })
+	}
 	if i >= len(edits) {
 		return nil, false
 	}
 	edits[i]()
 	return q, true
+}
+
+// refersTo reports whether o uses what op made: its job, lease or hook.
+func refersTo(o, op *Op) bool {
+	switch op.Kind {
+	case OpLease:
+		return o.Kind == OpRelease && o.K == op.K
+	case OpOnCancel:
+		return o.Kind == OpStop && o.K == op.K
+	}
+	if op.Child == nil || o.Target < 0 {
+		return false
+	}
+	return o.Target == op.Child.ID || o.Target == op.Child.ID+1 && (op.Kind == OpProduce || op.Kind == OpProduceCancel)
+}
+
+// removeOps deletes the given ops wherever they are in q.
+func removeOps(q *Program, del []*Op) {
+	var fix func(list []*Op) []*Op
+	fix = func(list []*Op) []*Op {
+		out := list[:0:0]
+		for _, op := range list {
+			if slices.Contains(del, op) {
+				continue
+			}
+			if op.Child != nil && op.Child.Body != nil {
+				op.Child.Body.Ops = fix(op.Child.Body.Ops)
+			}
+			op.Ops = fix(op.Ops)
+			out = append(out, op)
+		}
+		return out
+	}
+	q.Root.Body.Ops = fix(q.Root.Body.Ops)
 }
 
 func cloneProgram(p *Program) *Program {
