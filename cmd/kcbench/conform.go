@@ -11,6 +11,7 @@ import (
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/matrix"
 	"github.com/kcbench/kcbench/conformance"
+	"github.com/kcbench/kcbench/conformance/model"
 	"github.com/kcbench/kcbench/runtimes"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -18,8 +19,8 @@ import (
 func init() {
 	register(&command{
 		name:     "conform",
-		synopsis: "[-backends list] [-run regexp] [-format text|markdown] [-watchdog d]",
-		summary:  "run the conformance suite on every backend",
+		synopsis: "[-backends list] [-run regexp] [-format text|markdown] [-watchdog d] [-fuzz n [-seed s] [-exclude list] [-shrink]]",
+		summary:  "run the conformance suite, or the model-based random checker, on every backend",
 		doc: `Conform runs the conformance cases (package conformance: the spec's testing
 matrix) on each backend, each case on a fresh runtime under a watchdog, and
 prints the matrix of cases x backends with pass/fail and time, then every
@@ -42,11 +43,28 @@ func runConform(stdout, stderr io.Writer, args []string) error {
 	format := fs.String("format", "text", "output `format`: "+strings.Join(matrix.Formats, " or "))
 	watchdog := fs.Duration("watchdog", 20*time.Second, "fail a case that takes longer than `d`")
 	times := fs.Bool("times", true, "show how long each case took")
+	fuzz := fs.Int("fuzz", 0, "run `n` random programs per backend against the model instead of the cases")
+	seed := fs.Uint64("seed", 1, "the first random program's `seed` (with -fuzz)")
+	exclude := fs.String("exclude", "none", "known-open defects whose programs -fuzz leaves out: a comma-separated `list`, known or none")
+	shrink := fs.Bool("shrink", true, "shrink a failing random program (with -fuzz)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return usageError("conform takes no arguments, got %q", fs.Args())
+	}
+	if *fuzz < 0 {
+		return usageError("-fuzz must not be negative, not %d", *fuzz)
+	}
+	if *fuzz > 0 {
+		excl, err := model.ParseExclude(*exclude)
+		if err != nil {
+			return usageError("-exclude: %w", err)
+		}
+		if *watchdog <= 0 {
+			return usageError("-watchdog must be positive, not %v", *watchdog)
+		}
+		return runFuzz(stdout, *backendsFlag, fuzzOptions{programs: *fuzz, seed: *seed, exclude: excl, shrink: *shrink, watchdog: *watchdog})
 	}
 	if !slices.Contains(matrix.Formats, *format) {
 		return usageError("-format %q: want one of %s", *format, strings.Join(matrix.Formats, ", "))

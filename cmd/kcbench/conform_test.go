@@ -68,3 +68,30 @@ func TestConformBadInput(t *testing.T) {
 		}
 	}
 }
+
+// The random checker on the reference backend, with the known-open
+// defects excluded, passes and says so.
+func TestConformFuzz(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run(&out, &errOut, []string{"conform", "-backends", "goroutine", "-fuzz", "50", "-seed", "7", "-exclude", "known"})
+	if err != nil {
+		t.Fatalf("conform -fuzz: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "goroutine: 50 programs (seeds 7..56") || !strings.Contains(out.String(), " 0 mismatches") {
+		t.Errorf("output has no summary of 50 programs and 0 mismatches:\n%s", out.String())
+	}
+}
+
+func TestConformFuzzBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"conform", "-fuzz", "-1"},
+		{"conform", "-fuzz", "5", "-exclude", "NoSuchDefect"},
+		{"conform", "-fuzz", "5", "-backends", "nosuch"},
+		{"conform", "-fuzz", "5", "-watchdog", "0s"},
+	} {
+		err := run(new(bytes.Buffer), new(bytes.Buffer), args)
+		if code := exitCode(err); code != exitUsage {
+			t.Errorf("%q: exit %d (%v); want %d", args, code, err, exitUsage)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package model_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kcbench/kcbench/conformance/model"
+	"github.com/kcbench/kcbench/internal/faults"
+	"github.com/kcbench/kcbench/runtimes/goroutine"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// faultBudget bounds the programs the checker may need to catch one
+// broken-runtime mutant. The first catch is typically within a few dozen.
+const faultBudget = 400
+
+// TestCatchesFaults checks that the random checker rejects every
+// deliberately broken core of internal/faults within faultBudget programs,
+// but one: TimeoutOverridesFailure needs a timer to fire after a failure and
+// before its scope ends, which no program can order without a race against
+// the clock (the conformance suite's FailureBeforeTimeout catches it).
+//
+// It does not run under the race detector: a broken core breaks the
+// memory model too (with NoWaitChildren a body still runs while
+// Runtime.Close runs), and the detector then fails whichever test runs.
+func TestCatchesFaults(t *testing.T) {
+	if raceEnabled {
+		t.Skip("broken runtimes race by design; the plain test run checks them")
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		fault faults.Set
+	}{
+		{"NoWaitChildren", faults.NoWaitChildren},
+		{"NoCancelSiblings", faults.NoCancelSiblings},
+		{"SupervisorPropagates", faults.SupervisorPropagates},
+		{"LostJoinWakeup", faults.LostJoinWakeup},
+		{"DoubleCount", faults.DoubleCount},
+		{"ShieldNoDefer", faults.ShieldNoDefer},
+		{"LastErrorWins", faults.LastErrorWins},
+		{"NoCancelDown", faults.NoCancelDown},
+		{"DetachedAttached", faults.DetachedAttached},
+		{"SelectNoCleanup", faults.SelectNoCleanup},
+		{"ChanCancelNoDequeue", faults.ChanCancelNoDequeue},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			n, f, err := model.Fuzz(brokenRuntime(tc.fault), 1, faultBudget, model.Config{Exclude: model.KnownOpen}, 2*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == nil {
+				t.Fatalf("%d programs passed a runtime with fault %s", n, tc.name)
+			}
+			t.Logf("caught after %d programs: %.300s", n, f.Error())
+		})
+	}
+}
+
+const faultLastErrorWins = faults.LastErrorWins
+
+// brokenRuntime returns a builder of goroutine-backend runtimes with the
+// given faults.
+func brokenRuntime(f faults.Set) func() (*kc.Runtime, error) {
+	opt := faults.Option(f).(kc.Option)
+	return func() (*kc.Runtime, error) { return kc.New(goroutine.New(), opt), nil }
+}

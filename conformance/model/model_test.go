@@ -1,0 +1,122 @@
+package model_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kcbench/kcbench/conformance/model"
+	"github.com/kcbench/kcbench/runtimes"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// testExclude leaves out the programs of the runtime defects still open
+// on this branch (see model.KnownOpen); a fixed runtime needs none.
+const testExclude = model.KnownOpen
+
+// TestGenerateValid checks that every generated program keeps the rules
+// the model checks, and that generation is deterministic.
+func TestGenerateValid(t *testing.T) {
+	for seed := range uint64(2000) {
+		p, err := model.Generate(seed, model.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := model.Model(p); err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, p)
+		}
+		q, _ := model.Generate(seed, model.Config{})
+		if p.String() != q.String() {
+			t.Fatalf("seed %d: two programs:\n%s\n%s", seed, p, q)
+		}
+	}
+}
+
+// TestBackends runs programsPerBackend random programs on every backend.
+func TestBackends(t *testing.T) {
+	for _, name := range runtimes.Names() {
+		t.Run(name, func(t *testing.T) {
+			newRT := func() (*kc.Runtime, error) { return runtimes.New(name) }
+			n, f, err := model.Fuzz(newRT, 1, programsPerBackend, model.Config{Exclude: testExclude}, model.DefaultWatchdog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f != nil {
+				f = model.Shrink(newRT, f, testExclude, 2*time.Second, 3)
+				t.Fatalf("after %d programs:\n%v\nshrunk program:\n%s", n, f, f.Program)
+			}
+		})
+	}
+}
+
+// TestModelRejects checks that the model refuses programs whose outcome
+// would depend on timing.
+func TestModelRejects(t *testing.T) {
+	blocker := &model.Job{ID: 1, Kind: model.JobLaunch, Body: &model.Block{
+		Ops: []*model.Op{{N: 1, Kind: model.OpCheck}},
+		End: model.End{Kind: model.EndPark},
+	}}
+	for _, tc := range []struct {
+		name string
+		root *model.Block
+	}{
+		{"CancelUnsynchronisedChild", &model.Block{Ops: []*model.Op{
+			{N: 0, Kind: model.OpLaunch, Target: -1, Child: blocker},
+			{N: 2, Kind: model.OpCancel, Target: -1},
+		}, End: model.End{Kind: model.EndCheck}}},
+		{"JoinOfParkedChild", &model.Block{Ops: []*model.Op{
+			{N: 0, Kind: model.OpLaunch, Target: -1, Child: blocker, Wait: 2},
+			{N: 2, Kind: model.OpJoin, Target: 1},
+		}}},
+		{"ParkedChildNeverCancelled", &model.Block{Ops: []*model.Op{
+			{N: 0, Kind: model.OpLaunch, Target: -1, Child: blocker, Wait: 2},
+		}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &model.Program{Root: &model.Job{Kind: model.JobRoot, Body: tc.root}}
+			if _, err := model.Model(p); !errors.Is(err, model.ErrInvalid) {
+				t.Fatalf("Model: got %v; want ErrInvalid\n%s", err, p)
+			}
+		})
+	}
+}
+
+// TestShrink checks that a failure on a broken runtime shrinks to a
+// program that still fails and is no larger.
+func TestShrink(t *testing.T) {
+	newRT := brokenRuntime(faultLastErrorWins)
+	_, f, err := model.Fuzz(newRT, 1, 200, model.Config{Exclude: testExclude}, 2*time.Second)
+	if err != nil || f == nil {
+		t.Fatalf("Fuzz: got (%v, %v); want a failure", f, err)
+	}
+	s := model.Shrink(newRT, f, testExclude, 2*time.Second, 3)
+	if len(s.Mismatches) == 0 {
+		t.Fatal("shrunk program has no mismatch")
+	}
+	if got, was := strings.Count(s.Program.String(), "\n"), strings.Count(f.Program.String(), "\n"); got > was {
+		t.Fatalf("shrunk program has %d lines; the original %d", got, was)
+	}
+	if !strings.HasPrefix(s.Error(), "seed ") {
+		t.Errorf("error %q does not start with the seed", s.Error())
+	}
+	t.Logf("%v\n%s", s, s.Program)
+}
+
+// FuzzModel runs the program generated from each fuzzed seed on the
+// goroutine backend and compares it with the model.
+func FuzzModel(f *testing.F) {
+	for _, s := range []uint64{1, 2, 3, 42} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		newRT := func() (*kc.Runtime, error) { return runtimes.New("goroutine") }
+		fail, err := model.CheckSeed(newRT, seed, model.Config{Exclude: testExclude}, model.DefaultWatchdog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fail != nil {
+			t.Fatalf("%v\n%s", fail, fail.Program)
+		}
+	})
+}
