@@ -24,14 +24,31 @@ func Example() {
 	// Output:
 	// // seed 51
 	// rt.Run(ctx, func(j0 *Job) error {
-	// 	/*0*/ j1, err := Launch(j0, func(j1 *Job) error {
+	// 	/*0*/ j1, err := LaunchDetached(j0, func(j1 *Job) error {
+	// 		/*1*/ stop0 := j1.OnCancel(func() { fired++ })
+	// 		/*2*/ j2, err := Async(j1, func(j2 *Job) error {
+	// 			/*3*/ err := j2.SupervisorScope(func(j3 *Job) error {
+	// 				/*4*/ j3.Shield(func() error {
+	// 					/*5*/ j4, err := OpenSupervisor(j3)
+	// 					/*6*/ j5, err := Async(j3, func(j5 *Job) error {
+	// 						/*7*/ release0, err := j5.Lease()
+	// 						/*8*/ release0()
+	// 						return nil
+	// 					}); Join(j5, j3)
+	// 					/*9*/ ok := j3.Cancel(cause0)
+	// 					return nil
+	// 				})
+	// 				return nil
+	// 			})
+	// 			/*10*/ i, err := Select(j2, a.RecvCase, b.RecvCase) // ready: 0
+	// 			return j2.Check()
+	// 		}); Join(j2, j1)
 	// 		err := Sleep(1h) // until cancelled
 	// 		return err
-	// 	})
-	// 	/*1*/ ok := j0.Cancel(nil)
-	// 	return j0.Check()
+	// 	}); Ready(j1)
+	// 	return nil
 	// })
 	// rt.Close()
-	// Run: cancelled - j1: Cancelled cancelled
+	// Run: nil - j1: Cancelled cancelled(closed(*))
 	// mismatches: 0 <nil>
 }

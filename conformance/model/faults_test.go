@@ -1,11 +1,15 @@
+//go:build kcfaults
+
 package model_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kcbench/kcbench/conformance/model"
 	"github.com/kcbench/kcbench/internal/faults"
+	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -24,7 +28,7 @@ const faultBudget = 400
 // memory model too (with NoWaitChildren a body still runs while
 // Runtime.Close runs), and the detector then fails whichever test runs.
 func TestCatchesFaults(t *testing.T) {
-	if raceEnabled {
+	if goruntime.RaceEnabled {
 		t.Skip("broken runtimes race by design; the plain test run checks them")
 	}
 	t.Parallel()
@@ -43,6 +47,13 @@ func TestCatchesFaults(t *testing.T) {
 		{"DetachedAttached", faults.DetachedAttached},
 		{"SelectNoCleanup", faults.SelectNoCleanup},
 		{"ChanCancelNoDequeue", faults.ChanCancelNoDequeue},
+		{"CancelledNurseryWaitsForClose", faults.CancelledNurseryWaitsForClose},
+		{"NoWaitCycleCheck", faults.NoWaitCycleCheck},
+		{"RunIgnoresDoneContext", faults.RunIgnoresDoneContext},
+		{"CancelledProducerSkipsBody", faults.CancelledProducerSkipsBody},
+		{"PoolGetIgnoresDiscard", faults.PoolGetIgnoresDiscard},
+		{"AwaitCancelHidesOutcome", faults.AwaitCancelHidesOutcome},
+		{"SelectRepeatAllowed", faults.SelectRepeatAllowed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -58,11 +69,30 @@ func TestCatchesFaults(t *testing.T) {
 	}
 }
 
-const faultLastErrorWins = faults.LastErrorWins
-
 // brokenRuntime returns a builder of goroutine-backend runtimes with the
 // given faults.
 func brokenRuntime(f faults.Set) func() (*kc.Runtime, error) {
 	opt := faults.Option(f).(kc.Option)
 	return func() (*kc.Runtime, error) { return kc.New(goroutine.New(), opt), nil }
+}
+
+// TestShrink checks that a failure on a broken runtime shrinks to a
+// program that still fails and is no larger.
+func TestShrink(t *testing.T) {
+	newRT := brokenRuntime(faults.LastErrorWins)
+	_, f, err := model.Fuzz(newRT, 1, 200, model.Config{Exclude: testExclude}, 2*time.Second)
+	if err != nil || f == nil {
+		t.Fatalf("Fuzz: got (%v, %v); want a failure", f, err)
+	}
+	s := model.Shrink(newRT, f, testExclude, 2*time.Second, 3)
+	if len(s.Mismatches) == 0 {
+		t.Fatal("shrunk program has no mismatch")
+	}
+	if got, was := strings.Count(s.Program.String(), "\n"), strings.Count(f.Program.String(), "\n"); got > was {
+		t.Fatalf("shrunk program has %d lines; the original %d", got, was)
+	}
+	if !strings.HasPrefix(s.Error(), "seed ") {
+		t.Errorf("error %q does not start with the seed", s.Error())
+	}
+	t.Logf("%v\n%s", s, s.Program)
 }

@@ -2,7 +2,6 @@ package model_test
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -80,27 +79,6 @@ func TestModelRejects(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestShrink checks that a failure on a broken runtime shrinks to a
-// program that still fails and is no larger.
-func TestShrink(t *testing.T) {
-	newRT := brokenRuntime(faultLastErrorWins)
-	_, f, err := model.Fuzz(newRT, 1, 200, model.Config{Exclude: testExclude}, 2*time.Second)
-	if err != nil || f == nil {
-		t.Fatalf("Fuzz: got (%v, %v); want a failure", f, err)
-	}
-	s := model.Shrink(newRT, f, testExclude, 2*time.Second, 3)
-	if len(s.Mismatches) == 0 {
-		t.Fatal("shrunk program has no mismatch")
-	}
-	if got, was := strings.Count(s.Program.String(), "\n"), strings.Count(f.Program.String(), "\n"); got > was {
-		t.Fatalf("shrunk program has %d lines; the original %d", got, was)
-	}
-	if !strings.HasPrefix(s.Error(), "seed ") {
-		t.Errorf("error %q does not start with the seed", s.Error())
-	}
-	t.Logf("%v\n%s", s, s.Program)
 }
 
 // FuzzModel runs the program generated from each fuzzed seed on the

@@ -6,5 +6,3 @@ package model_test
 // runtimes several times over, to keep the run well under a minute on two
 // cores (about 1,000 programs take 2 s per backend there).
 const programsPerBackend = 1000
-
-const raceEnabled = true
