@@ -1,0 +1,177 @@
+package ab
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// buildOnce builds the plain driver of the working tree once per test
+// binary: building is the slow part (seconds), running is milliseconds.
+var (
+	buildOnce sync.Once
+	builtPath string
+	buildErr  error
+	buildDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+func plainDriver(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kcbench-abtest-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		mod, err := ModuleRoot(".")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildDir = dir
+		builtPath = filepath.Join(dir, "driver")
+		buildErr = Build(context.Background(), BuildSpec{Dir: mod, Label: "working tree"}, builtPath)
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtPath
+}
+
+func startTwo(t *testing.T) (a, b *Driver) {
+	t.Helper()
+	path := plainDriver(t)
+	a, err := Start(path, "A", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	b, err = Start(path, "B", []string{"GOGC=100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return a, b
+}
+
+// TestRunPairs runs a tiny A/A comparison of two driver processes and
+// checks its shape: every row has one pair per kept round, the op count
+// is fixed, and the progress callback saw every round.
+func TestRunPairs(t *testing.T) {
+	a, b := startTwo(t)
+	if !strings.HasPrefix(a.Info, "kcbench-abdriver/1 ") || !strings.HasSuffix(a.Info, "kcslow=off") {
+		t.Errorf("Info = %q", a.Info)
+	}
+	var rounds []int
+	res, err := Run(Config{
+		Rows:       []string{"AwaitCached/backend=goroutine", "JobCreate/backend=peer-go"},
+		Sides:      []*Driver{a, b},
+		Rounds:     8,
+		Discard:    1,
+		SampleTime: time.Millisecond,
+		Warm:       0.1,
+		Progress:   func(p Progress) { rounds = append(rounds, p.Round) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds != 8 || len(rounds) != 8 || rounds[7] != 8 {
+		t.Errorf("rounds %d, progress calls %v; want 8", res.Rounds, rounds)
+	}
+	for _, r := range res.Rows {
+		if r.Ops < 1 || len(r.Ns[0]) != 7 || len(r.Ns[1]) != 7 {
+			t.Errorf("%s: ops %d, %d and %d samples; want 7 a side", r.Name, r.Ops, len(r.Ns[0]), len(r.Ns[1]))
+		}
+		for i, p := range r.Pairs(1) {
+			if !(p.A > 0 && p.B > 0) {
+				t.Errorf("%s: pair %d = %+v", r.Name, i, p)
+			}
+		}
+	}
+}
+
+// TestRunPrecisionBudget checks that an unreachable precision makes the
+// rows keep running until the budget is spent, and not much longer.
+func TestRunPrecisionBudget(t *testing.T) {
+	a, b := startTwo(t)
+	var last Progress
+	res, err := Run(Config{
+		Rows: []string{"AwaitCached/backend=goroutine"}, Sides: []*Driver{a, b},
+		Rounds: 6, SampleTime: time.Millisecond, Precision: 1e-9, Budget: 300 * time.Millisecond,
+		Progress: func(p Progress) { last = p },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds <= 6 {
+		t.Errorf("ran %d rounds; an unreachable precision should add rounds until the budget", res.Rounds)
+	}
+	if len(last.Converging) != 0 {
+		t.Errorf("after the budget, rows still converging: %v", last.Converging)
+	}
+	if res.Elapsed > 30*time.Second {
+		t.Errorf("a 300ms budget ran %v", res.Elapsed)
+	}
+}
+
+func TestDriverErrors(t *testing.T) {
+	a, _ := startTwo(t)
+	if _, err := a.Bench("NoSuchWorkload/backend=stealing", "1x", 0); err == nil || !strings.Contains(err.Error(), "NoSuchWorkload") {
+		t.Errorf("unknown workload: err = %v", err)
+	}
+	if _, err := a.Bench("JobCreate/backend=nope", "1x", 0); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown backend: err = %v", err)
+	}
+	if _, err := a.Bench("JobCreate", "1x", 0); err == nil || !strings.Contains(err.Error(), "bad benchmark name") {
+		t.Errorf("bad name: err = %v", err)
+	}
+	// The driver survives bad requests.
+	if s, err := a.Bench("AwaitCached/backend=goroutine", "10x", 0); err != nil || s.N != 10 {
+		t.Errorf("after errors: %+v, %v", s, err)
+	}
+	if _, err := Run(Config{Rows: []string{"x"}, Sides: []*Driver{a}, Rounds: 8, SampleTime: time.Millisecond}); !errors.Is(err, ErrConfig) {
+		t.Errorf("one side: err = %v", err)
+	}
+}
+
+func TestWorktreeBadRef(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	mod, err := ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := git(context.Background(), mod, "rev-parse", "--show-toplevel"); err != nil {
+		t.Skip("not in a git checkout")
+	}
+	for _, ref := range []string{"no-such-ref-kcbench", "-x", ""} {
+		if _, err := AddWorktree(context.Background(), mod, ref); !errors.Is(err, ErrBadRef) {
+			t.Errorf("AddWorktree(%q): err = %v; want ErrBadRef", ref, err)
+		}
+	}
+	w, err := AddWorktree(context.Background(), mod, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Remove(); err != nil {
+		t.Error(err)
+	}
+}
