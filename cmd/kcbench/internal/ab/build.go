@@ -81,7 +81,7 @@ func Build(ctx context.Context, spec BuildSpec, out string) error {
 	if spec.Kcslow {
 		files[1] = "kcslow.go"
 	}
-	args := []string{"build", "-o", out}
+	args := []string{"build", "-trimpath", "-o", out}
 	if spec.Kcslow {
 		args = append(args, "-tags", "kcslow")
 		const pkg = "github.com/kcbench/kcbench/runtimes/kc/kcslow"
