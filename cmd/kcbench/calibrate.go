@@ -56,10 +56,33 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	fs.Var(&maxRegress, "max-regress", "the gate's -max-regress `percentage`")
 	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "the gate's -alpha `level`")
 	fs.IntVar(&cfg.Family, "family", cfg.Family, "`number` of comparisons the simulated gate run corrects for (default: the rows of a default run)")
+	abMode := fs.Bool("ab", false, "calibrate the A/B gate (gate -base): A/A builds and kcslow builds of the working tree")
+	backend := fs.String("backend", "stealing", "-ab: comma-separated kc `backends` of the rows")
+	format := fs.String("format", "text", "-ab: output `format`, text or json")
+	var abf abFlags
+	abf.register(fs, 30)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg.MaxRegress = maxRegress.v
+	if *abMode {
+		if fs.NArg() != 0 {
+			return usageError("calibrate takes no arguments, got %q", fs.Args())
+		}
+		c := abCalibration{bench: *bench, backends: *backend, format: *format, trials: cfg.Trials,
+			alpha: cfg.Alpha, maxRegress: cfg.MaxRegress, flags: &abf}
+		for _, s := range strings.Split(*slowdowns, ",") {
+			v, err := gate.ParsePercent(strings.TrimSpace(s))
+			if err != nil || v <= 0 {
+				return usageError("-slowdowns: bad slowdown %q: want positive percentages, e.g. 10%%,25%%", s)
+			}
+			c.slowdowns = append(c.slowdowns, v)
+		}
+		if c.trials < 1 || !(c.alpha > 0 && c.alpha <= 1) {
+			return usageError("-trials must be >= 1 and -alpha in (0, 1]")
+		}
+		return runCalibrateAB(stdout, stderr, c)
+	}
 	if fs.NArg() != 0 {
 		fs.Usage()
 		return usageError("calibrate takes no arguments, got %q", fs.Args())
