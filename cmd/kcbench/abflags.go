@@ -20,6 +20,7 @@ type abFlags struct {
 	budget     time.Duration
 	order      string
 	discard    int
+	respawn    int
 	warm       float64
 	fixedTime  bool
 	gogc       string
@@ -34,6 +35,7 @@ func (f *abFlags) register(fs *flag.FlagSet, rounds int) {
 	fs.DurationVar(&f.budget, "budget", 0, "A/B: wall-time `limit` of the measuring; with -precision 0, run rounds until it is spent")
 	fs.StringVar(&f.order, "order", "abba", "A/B: `order` of the two builds in the rounds: abba (alternating) or ab (fixed)")
 	fs.IntVar(&f.discard, "discard", 0, "A/B: drop the first `n` rounds of every row")
+	fs.IntVar(&f.respawn, "respawn", 1, "A/B: restart both builds' processes every `n` rounds (0: never), so that one process's memory layout cannot bias a whole run")
 	fs.Float64Var(&f.warm, "warm", 0, "A/B: untimed warm-up before every sample, as a `fraction` of its ops")
 	fs.BoolVar(&f.fixedTime, "fixed-time", false, "A/B: every sample runs for -sample instead of a fixed op count")
 	fs.StringVar(&f.gogc, "gogc", "", "A/B: GOGC `value` for both builds (default: inherited)")
@@ -44,7 +46,7 @@ func (f *abFlags) register(fs *flag.FlagSet, rounds int) {
 // rows and sides) and the drivers' extra environment.
 func (f *abFlags) config() (ab.Config, []string, error) {
 	cfg := ab.Config{Rounds: f.count, SampleTime: f.sample, Precision: f.precision.v, Budget: f.budget,
-		Discard: f.discard, Warm: f.warm, FixedTime: f.fixedTime}
+		Discard: f.discard, Respawn: f.respawn, Warm: f.warm, FixedTime: f.fixedTime}
 	switch f.order {
 	case "abba":
 		cfg.Order = ab.Alternate
@@ -53,8 +55,8 @@ func (f *abFlags) config() (ab.Config, []string, error) {
 	default:
 		return cfg, nil, usageError("-order %q: want abba or ab", f.order)
 	}
-	if f.count < 1 || f.sample <= 0 || f.budget < 0 || f.discard < 0 || f.warm < 0 {
-		return cfg, nil, usageError("-count must be >= 1, -sample > 0, -budget, -discard and -warm >= 0")
+	if f.count < 1 || f.sample <= 0 || f.budget < 0 || f.discard < 0 || f.respawn < 0 || f.warm < 0 {
+		return cfg, nil, usageError("-count must be >= 1, -sample > 0, -budget, -discard, -respawn and -warm >= 0")
 	}
 	if f.precision.v > 0 && f.budget == 0 {
 		return cfg, nil, usageError("-precision needs a -budget (the most time to spend reaching it)")

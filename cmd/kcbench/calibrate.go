@@ -59,6 +59,7 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	abMode := fs.Bool("ab", false, "calibrate the A/B gate (gate -base): A/A builds and kcslow builds of the working tree")
 	backend := fs.String("backend", "stealing", "-ab: comma-separated kc `backends` of the rows")
 	format := fs.String("format", "text", "-ab: output `format`, text or json")
+	raw := fs.String("raw", "", "-ab: also write every trial's pairs to this JSON `file`")
 	var abf abFlags
 	abf.register(fs, 30)
 	if err := parseFlags(fs, args); err != nil {
@@ -69,7 +70,7 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 		if fs.NArg() != 0 {
 			return usageError("calibrate takes no arguments, got %q", fs.Args())
 		}
-		c := abCalibration{bench: *bench, backends: *backend, format: *format, trials: cfg.Trials,
+		c := abCalibration{bench: *bench, backends: *backend, format: *format, raw: *raw, trials: cfg.Trials,
 			alpha: cfg.Alpha, maxRegress: cfg.MaxRegress, flags: &abf}
 		for _, s := range strings.Split(*slowdowns, ",") {
 			v, err := gate.ParsePercent(strings.TrimSpace(s))

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -18,6 +20,7 @@ import (
 // abCalibration is what "calibrate -ab" was asked to do.
 type abCalibration struct {
 	bench, backends, format string
+	raw                     string // file for the raw pairs, or ""
 	trials                  int
 	slowdowns               []float64
 	alpha, maxRegress       float64
@@ -92,6 +95,10 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 		s.StepNs = stepNs
 		for k, sd := range c.slowdowns {
 			steps := int(math.Round(sd * s.BaseNs / s.CallsPerOp / stepNs))
+			if steps < 1 {
+				return badInput(fmt.Errorf("%s costs %.1f ns/op over %.2f injection calls: +%g%% is less than one %.2f ns step a call; choose a dearer row or a larger slowdown",
+					row, s.BaseNs, s.CallsPerOp, 100*sd, stepNs))
+			}
 			s.Steps = append(s.Steps, steps)
 			name := fmt.Sprintf("slow-%d-%d", i, k)
 			p, err := build(name, ab.BuildSpec{Kcslow: true, Steps: steps})
@@ -130,6 +137,11 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 		}
 		trials = append(trials, tr)
 		fmt.Fprintf(stderr, "trial %d of %d, %v\n", t+1, c.trials, time.Since(t0).Round(time.Second))
+	}
+	if c.raw != "" {
+		if err := writeRaw(c.raw, rows, c.slowdowns, trials); err != nil {
+			return err
+		}
 	}
 	res := calibrate.JudgeAB(setup, c.slowdowns, trials, paired.Options{Alpha: c.alpha, MaxRegress: c.maxRegress, Confidence: 0.95})
 	res.Sample, res.Elapsed = sampleName(cfg)+" "+orderName(cfg), time.Since(t0).Round(time.Second).String()
@@ -179,4 +191,18 @@ func measureSetup(a, probe *ab.Driver, row string, sample time.Duration) (calibr
 		return s, fmt.Errorf("%s passes no kcslow injection point: it cannot be slowed", row)
 	}
 	return s, nil
+}
+
+// writeRaw writes every trial's pairs as JSON: for the study of the
+// noise (docs/gate-noise.md), not for the gate.
+func writeRaw(path string, rows []string, slowdowns []float64, trials []calibrate.ABTrial) error {
+	b, err := json.Marshal(struct {
+		Rows      []string
+		Slowdowns []float64
+		Trials    []calibrate.ABTrial
+	}{rows, slowdowns, trials})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }

@@ -21,6 +21,8 @@ type Driver struct {
 	// version and kcslow setting.
 	Info string
 
+	path   string   // the executable, for Restart
+	env    []string // the extra environment, for Restart
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string // the driver's stdout, one line at a time; closed at EOF
@@ -43,7 +45,7 @@ const startTimeout = 30 * time.Second
 func Start(path, label string, env []string) (*Driver, error) {
 	cmd := exec.Command(path)
 	cmd.Env = append(os.Environ(), env...)
-	d := &Driver{Label: label, cmd: cmd, lines: make(chan string, 1), wait: make(chan error, 1), stderr: new(strings.Builder)}
+	d := &Driver{Label: label, path: path, env: env, cmd: cmd, lines: make(chan string, 1), wait: make(chan error, 1), stderr: new(strings.Builder)}
 	cmd.Stderr = &limitedWriter{b: d.stderr, left: 16 << 10}
 	var err error
 	if d.stdin, err = cmd.StdinPipe(); err != nil {
@@ -157,6 +159,22 @@ func (d *Driver) Close() error {
 			return fmt.Errorf("%w: %s driver did not quit", ErrDriver, d.Label)
 		}
 	}
+}
+
+// Restart closes the driver's process and starts a fresh one of the same
+// executable: a new address space, so a bias that comes from one
+// process's memory layout (ASLR, heap and stack alignment) does not last
+// for the whole comparison.
+func (d *Driver) Restart() error {
+	if err := d.Close(); err != nil {
+		return err
+	}
+	n, err := Start(d.path, d.Label, d.env)
+	if err != nil {
+		return err
+	}
+	*d = *n
+	return nil
 }
 
 // kill ends the process; the reader goroutine then sees EOF and reaps it.

@@ -49,6 +49,9 @@ type Config struct {
 	Order Order
 	// Discard drops the first Discard rounds of every row.
 	Discard int
+	// Respawn, when positive, restarts every driver process after every
+	// Respawn rounds (see Driver.Restart).
+	Respawn int
 	// Precision, when positive, keeps adding rounds to the rows whose
 	// paired interval (paired.HalfWidth, against side 0) is wider than
 	// it, until every row is that precise or Budget is spent.
@@ -151,6 +154,13 @@ func Run(cfg Config) (*Result, error) {
 			}
 		}
 		res.Rounds = round + 1
+		if cfg.Respawn > 0 && (round+1)%cfg.Respawn == 0 {
+			for _, d := range cfg.Sides {
+				if err := d.Restart(); err != nil {
+					return nil, err
+				}
+			}
+		}
 		done := round+1 >= cfg.Rounds
 		var prog Progress
 		if round+1 >= cfg.Rounds {

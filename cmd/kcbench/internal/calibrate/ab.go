@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-		"slices"
+	"slices"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 )
