@@ -60,6 +60,7 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	backend := fs.String("backend", "stealing", "-ab: comma-separated kc `backends` of the rows")
 	format := fs.String("format", "text", "-ab: output `format`, text or json")
 	raw := fs.String("raw", "", "-ab: also write every trial's pairs to this JSON `file`")
+	fromRaw := fs.String("from-raw", "", "-ab: judge the pairs of this -raw `file` instead of measuring")
 	var abf abFlags
 	abf.register(fs, 30)
 	if err := parseFlags(fs, args); err != nil {
@@ -70,7 +71,7 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 		if fs.NArg() != 0 {
 			return usageError("calibrate takes no arguments, got %q", fs.Args())
 		}
-		c := abCalibration{bench: *bench, backends: *backend, format: *format, raw: *raw, trials: cfg.Trials,
+		c := abCalibration{bench: *bench, backends: *backend, format: *format, raw: *raw, fromRaw: *fromRaw, trials: cfg.Trials,
 			alpha: cfg.Alpha, maxRegress: cfg.MaxRegress, flags: &abf}
 		for _, s := range strings.Split(*slowdowns, ",") {
 			v, err := gate.ParsePercent(strings.TrimSpace(s))

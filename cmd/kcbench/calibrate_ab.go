@@ -20,7 +20,7 @@ import (
 // abCalibration is what "calibrate -ab" was asked to do.
 type abCalibration struct {
 	bench, backends, format string
-	raw                     string // file for the raw pairs, or ""
+	raw, fromRaw            string // files to write the raw pairs to, or to judge instead of measuring
 	trials                  int
 	slowdowns               []float64
 	alpha, maxRegress       float64
@@ -38,6 +38,9 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 	}
 	if c.format != "text" && c.format != "json" {
 		return usageError("-format %q: want text or json", c.format)
+	}
+	if c.fromRaw != "" {
+		return judgeRaw(stdout, c.fromRaw, c)
 	}
 	items, err := planRun(runFlags{bench: c.bench, backends: c.backends, count: 1, benchtime: "1x", watchdog: 1})
 	if err != nil {
@@ -145,6 +148,9 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 	}
 	res := calibrate.JudgeAB(setup, c.slowdowns, trials, paired.Options{Alpha: c.alpha, MaxRegress: c.maxRegress, Confidence: 0.95})
 	res.Sample, res.Elapsed = sampleName(cfg)+" "+orderName(cfg), time.Since(t0).Round(time.Second).String()
+	if len(trials) >= 2 {
+		res.Noise = calibrate.Noise(rows, trials)
+	}
 	if c.format == "json" {
 		err = res.WriteJSON(stdout)
 	} else {
@@ -205,4 +211,37 @@ func writeRaw(path string, rows []string, slowdowns []float64, trials []calibrat
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// judgeRaw prints the judgement and noise of pairs saved with -raw,
+// without measuring anything.
+func judgeRaw(stdout io.Writer, path string, c abCalibration) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return badInput(err)
+	}
+	var raw struct {
+		Rows      []string
+		Slowdowns []float64
+		Trials    []calibrate.ABTrial
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return badInput(fmt.Errorf("%s: %w", path, err))
+	}
+	if len(raw.Trials) == 0 || len(raw.Rows) == 0 {
+		return badInput(fmt.Errorf("%s: no trials", path))
+	}
+	setup := make([]calibrate.ABRowSetup, len(raw.Rows))
+	for i, r := range raw.Rows {
+		setup[i].Name = r
+	}
+	res := calibrate.JudgeAB(setup, raw.Slowdowns, raw.Trials, paired.Options{Alpha: c.alpha, MaxRegress: c.maxRegress, Confidence: 0.95})
+	res.Sample = "from " + path
+	if len(raw.Trials) >= 2 {
+		res.Noise = calibrate.Noise(raw.Rows, raw.Trials)
+	}
+	if c.format == "json" {
+		return res.WriteJSON(stdout)
+	}
+	return res.WriteText(stdout)
 }

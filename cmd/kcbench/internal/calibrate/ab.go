@@ -70,7 +70,9 @@ type ABResult struct {
 	RowFalseAlarms []int         `json:"row_false_alarms"`
 	AAMDE          []float64     `json:"aa_median_mde"`
 	Detections     []ABDetection `json:"detections"`
-	Elapsed        string        `json:"elapsed"`
+	// Noise is the noise of every row (with two trials or more).
+	Noise   []RowNoise `json:"noise,omitempty"`
+	Elapsed string     `json:"elapsed"`
 }
 
 // JudgeAB judges every trial as a gate run would: the A/A comparison of
@@ -185,6 +187,9 @@ func (r *ABResult) WriteText(w io.Writer) error {
 	p("calibration -ab: %d trials, %d pairs a row and comparison (%s samples), max regression %g%%, alpha %v (Holm over %d rows)\n",
 		r.Trials, r.Pairs, r.Sample, 100*r.MaxRegress, r.Alpha, len(r.Rows))
 	for _, s := range r.Rows {
+		if s.BaseNs == 0 {
+			continue // judged from saved pairs: no setup
+		}
 		p("row %s: base %.1f ns/op, %.2f injection calls/op, %.2f ns a step, steps per call %v\n", s.Name, s.BaseNs, s.CallsPerOp, s.StepNs, s.Steps)
 	}
 	p("A/A false alarms: %d (%.1f%%)\n", r.FalseAlarms, 100*r.FalseAlarmRate)
@@ -198,6 +203,9 @@ func (r *ABResult) WriteText(w io.Writer) error {
 			p("  %s: detected %d of %d (%.1f%%), measured ratio %.3f (nominal %.3f), median mde ±%.1f%%\n",
 				rd.Name, rd.Detected, r.Trials, 100*rd.Rate, rd.Measured, 1+d.Slowdown, 100*rd.MDE)
 		}
+	}
+	for _, n := range r.Noise {
+		p("%s\n", n)
 	}
 	if r.Elapsed != "" {
 		p("elapsed %s\n", r.Elapsed)
