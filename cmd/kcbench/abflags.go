@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,8 @@ type abFlags struct {
 	fixedTime  bool
 	gogc       string
 	gomemlimit string
+	cpus       string
+	cpuList    []int // cpus parsed by config
 }
 
 // register adds the flags to fs with the given default rounds.
@@ -40,6 +43,7 @@ func (f *abFlags) register(fs *flag.FlagSet, rounds int) {
 	fs.BoolVar(&f.fixedTime, "fixed-time", false, "A/B: every sample runs for -sample instead of a fixed op count")
 	fs.StringVar(&f.gogc, "gogc", "", "A/B: GOGC `value` for both builds (default: inherited)")
 	fs.StringVar(&f.gomemlimit, "gomemlimit", "", "A/B: GOMEMLIMIT `value` for both builds (default: inherited)")
+	fs.StringVar(&f.cpus, "cpus", "", "A/B: run both builds on these CPUs, a comma-separated `list` (linux only; GOMAXPROCS follows)")
 }
 
 // config checks the flags and returns the engine configuration (without
@@ -60,6 +64,16 @@ func (f *abFlags) config() (ab.Config, []string, error) {
 	}
 	if f.precision.v > 0 && f.budget == 0 {
 		return cfg, nil, usageError("-precision needs a -budget (the most time to spend reaching it)")
+	}
+	f.cpuList = nil
+	if f.cpus != "" {
+		for _, c := range strings.Split(f.cpus, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(c))
+			if err != nil || n < 0 || n >= 1024 {
+				return cfg, nil, usageError("-cpus %q: want a comma-separated list of CPU numbers", f.cpus)
+			}
+			f.cpuList = append(f.cpuList, n)
+		}
 	}
 	var env []string
 	for _, kv := range [][2]string{{"GOGC", f.gogc}, {"GOMEMLIMIT", f.gomemlimit}} {
@@ -120,12 +134,12 @@ func abProgress(w io.Writer) func(ab.Progress) {
 	}
 }
 
-// startDrivers starts one driver per executable, labelled, with env.
-// On an error it closes those already started.
-func startDrivers(paths, labels []string, env []string) ([]*ab.Driver, error) {
+// startDrivers starts one driver per executable, labelled, with env, on
+// cpus (all when empty). On an error it closes those already started.
+func startDrivers(paths, labels []string, env []string, cpus []int) ([]*ab.Driver, error) {
 	var ds []*ab.Driver
 	for i, p := range paths {
-		d, err := ab.Start(p, labels[i], env)
+		d, err := ab.StartOn(p, labels[i], env, cpus)
 		if err != nil {
 			closeDrivers(ds)
 			return nil, err

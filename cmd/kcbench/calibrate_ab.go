@@ -82,7 +82,7 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 		}
 		paths = append(paths, p)
 	}
-	drivers, err := startDrivers(paths, []string{"A", "B", "probe"}, env)
+	drivers, err := startDrivers(paths, []string{"A", "B", "probe"}, env, c.flags.cpuList)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 			if err != nil {
 				return badInput(err)
 			}
-			d, err := ab.Start(p, fmt.Sprintf("%s +%g%%", row, 100*sd), env)
+			d, err := ab.StartOn(p, fmt.Sprintf("%s +%g%%", row, 100*sd), env, c.flags.cpuList)
 			if err != nil {
 				return err
 			}

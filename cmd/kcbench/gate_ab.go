@@ -50,7 +50,7 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, f *abFlags
 	if err := ab.Build(ctx, ab.BuildSpec{Dir: mod, Label: "the working tree"}, paths[1]); err != nil {
 		return badInput(err)
 	}
-	drivers, err := startDrivers(paths, []string{"base", "head"}, env)
+	drivers, err := startDrivers(paths, []string{"base", "head"}, env, f.cpuList)
 	if err != nil {
 		return err
 	}

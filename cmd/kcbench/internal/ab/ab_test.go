@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -173,5 +174,31 @@ func TestWorktreeBadRef(t *testing.T) {
 	}
 	if err := w.Remove(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestStartOnCPUs starts a driver on CPU 0 only: on linux its Go runtime
+// must then see one CPU; elsewhere the request is refused.
+func TestStartOnCPUs(t *testing.T) {
+	path := plainDriver(t)
+	d, err := StartOn(path, "pinned", nil, []int{0})
+	if runtime.GOOS != "linux" {
+		if !errors.Is(err, ErrAffinity) {
+			t.Fatalf("StartOn on %s: err = %v; want ErrAffinity", runtime.GOOS, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if !strings.Contains(d.Info, " procs=1 ") {
+		t.Errorf("Info = %q; want procs=1", d.Info)
+	}
+	if err := d.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Info, " procs=1 ") {
+		t.Errorf("after Restart, Info = %q; want procs=1", d.Info)
 	}
 }

@@ -32,6 +32,8 @@ var (
 	// ErrDriver reports a driver process that misbehaved: it exited,
 	// answered out of protocol, or took longer than its watchdog.
 	ErrDriver = errors.New("driver failed")
+	// ErrAffinity reports a CPU affinity that could not be set.
+	ErrAffinity = errors.New("cannot set CPU affinity")
 )
 
 //go:embed driver/*.go

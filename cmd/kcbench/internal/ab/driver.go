@@ -23,6 +23,7 @@ type Driver struct {
 
 	path   string   // the executable, for Restart
 	env    []string // the extra environment, for Restart
+	cpus   []int    // the CPU affinity, for Restart
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string // the driver's stdout, one line at a time; closed at EOF
@@ -43,9 +44,16 @@ const startTimeout = 30 * time.Second
 // Start starts the driver executable path with env added to the
 // environment and waits for its ready line.
 func Start(path, label string, env []string) (*Driver, error) {
+	return StartOn(path, label, env, nil)
+}
+
+// StartOn is Start with the process's CPU affinity set to cpus (when not
+// empty; linux only, else an error matching ErrAffinity). The Go runtime
+// of the driver then also takes GOMAXPROCS from that set.
+func StartOn(path, label string, env []string, cpus []int) (*Driver, error) {
 	cmd := exec.Command(path)
 	cmd.Env = append(os.Environ(), env...)
-	d := &Driver{Label: label, path: path, env: env, cmd: cmd, lines: make(chan string, 1), wait: make(chan error, 1), stderr: new(strings.Builder)}
+	d := &Driver{Label: label, path: path, env: env, cpus: cpus, cmd: cmd, lines: make(chan string, 1), wait: make(chan error, 1), stderr: new(strings.Builder)}
 	cmd.Stderr = &limitedWriter{b: d.stderr, left: 16 << 10}
 	var err error
 	if d.stdin, err = cmd.StdinPipe(); err != nil {
@@ -55,7 +63,7 @@ func Start(path, label string, env []string) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := startProcess(cmd); err != nil {
+	if err := startProcess(cmd, cpus); err != nil {
 		return nil, fmt.Errorf("%w: starting %s driver: %w", ErrDriver, label, err)
 	}
 	// The reader goroutine ends at EOF, which Close (or the process's
@@ -169,7 +177,7 @@ func (d *Driver) Restart() error {
 	if err := d.Close(); err != nil {
 		return err
 	}
-	n, err := Start(d.path, d.Label, d.env)
+	n, err := StartOn(d.path, d.Label, d.env, d.cpus)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@
 //
 // Protocol, one line each way:
 //
-//	-> (at start)              ready kcbench-abdriver/1 <go version> kcslow=<steps>|off
+//	-> (at start)              ready kcbench-abdriver/1 <go version> procs=<GOMAXPROCS> kcslow=<steps>|count|off
 //	<- bench <name> <benchtime> <warm>
 //	-> ok <N> <ns/op> <calls/op>  or  err <message>
 //	<- quit
@@ -46,7 +46,7 @@ func main() {
 	testing.Init()
 	in := bufio.NewScanner(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
-	fmt.Fprintf(out, "ready kcbench-abdriver/1 %s kcslow=%s\n", runtime.Version(), slowInfo())
+	fmt.Fprintf(out, "ready kcbench-abdriver/1 %s procs=%d kcslow=%s\n", runtime.Version(), runtime.GOMAXPROCS(0), slowInfo())
 	out.Flush()
 	cache := map[string]*bench{}
 	for in.Scan() {
