@@ -51,7 +51,7 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	fs.IntVar(&cfg.Trials, "trials", cfg.Trials, "number of `trials`")
 	fs.IntVar(&cfg.Samples, "samples", cfg.Samples, "runs per side and trial, as kcbench run's -count (>= 6)")
 	benchtime := fs.String("benchtime", "50ms", "length of one run, as kcbench run's -benchtime")
-	slowdowns := fs.String("slowdowns", "10%,25%", "comma-separated injected `slowdowns`")
+	slowdowns := fs.String("slowdowns", "10%,25%", "comma-separated injected `slowdowns` (-ab: or none, for A/A trials only)")
 	maxRegress := percentFlag{cfg.MaxRegress}
 	fs.Var(&maxRegress, "max-regress", "the gate's -max-regress `percentage`")
 	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "the gate's -alpha `level`")
@@ -74,9 +74,12 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 		c := abCalibration{bench: *bench, backends: *backend, format: *format, raw: *raw, fromRaw: *fromRaw, trials: cfg.Trials,
 			alpha: cfg.Alpha, maxRegress: cfg.MaxRegress, flags: &abf}
 		for _, s := range strings.Split(*slowdowns, ",") {
+			if *slowdowns == "none" {
+				break // A/A trials only
+			}
 			v, err := gate.ParsePercent(strings.TrimSpace(s))
 			if err != nil || v <= 0 {
-				return usageError("-slowdowns: bad slowdown %q: want positive percentages, e.g. 10%%,25%%", s)
+				return usageError("-slowdowns: bad slowdown %q: want positive percentages, e.g. 10%%,25%%, or none", s)
 			}
 			c.slowdowns = append(c.slowdowns, v)
 		}

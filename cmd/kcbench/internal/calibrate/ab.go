@@ -164,11 +164,14 @@ func medianOf(xs []float64) float64 {
 }
 
 // Acceptable reports whether the gate can be trusted with these settings:
-// at most maxFalse A/A false alarms and every row of some slowdown
-// detected in at least minDetect of the trials.
+// at most maxFalse A/A false alarms and, if slowdowns were tried, every
+// row of some slowdown detected in at least minDetect of the trials.
 func (r *ABResult) Acceptable(maxFalse, minDetect float64) bool {
 	if r.FalseAlarmRate > maxFalse {
 		return false
+	}
+	if len(r.Detections) == 0 {
+		return true // A/A trials only
 	}
 	for _, d := range r.Detections {
 		if !slices.ContainsFunc(d.Rows, func(rd ABRowDetection) bool { return rd.Rate < minDetect }) {
