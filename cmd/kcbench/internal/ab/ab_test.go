@@ -202,3 +202,21 @@ func TestStartOnCPUs(t *testing.T) {
 		t.Errorf("after Restart, Info = %q; want procs=1", d.Info)
 	}
 }
+
+// A tree without package perf cannot build the driver: a *BuildError
+// that names the side and carries the go command's message.
+func TestBuildWithoutPerf(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/old\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Build(context.Background(), BuildSpec{Dir: dir, Label: "base old"}, filepath.Join(dir, "driver"))
+	var be *BuildError
+	if !errors.Is(err, ErrBuild) || !errors.As(err, &be) || be.Label != "base old" ||
+		!strings.Contains(err.Error(), "github.com/kcbench/kcbench/perf") {
+		t.Errorf("err = %v; want a *BuildError naming the missing perf package", err)
+	}
+}
