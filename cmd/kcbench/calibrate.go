@@ -60,7 +60,7 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	backend := fs.String("backend", "stealing", "-ab: comma-separated kc `backends` of the rows")
 	format := fs.String("format", "text", "-ab: output `format`, text or json")
 	raw := fs.String("raw", "", "-ab: also write every trial's pairs to this JSON `file`")
-	fromRaw := fs.String("from-raw", "", "-ab: judge the pairs of this -raw `file` instead of measuring")
+	fromRaw := fs.String("from-raw", "", "-ab: judge the pairs of these -raw `files` (comma-separated, trials pooled) instead of measuring")
 	var abf abFlags
 	abf.register(fs, 30)
 	if err := parseFlags(fs, args); err != nil {

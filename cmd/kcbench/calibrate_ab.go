@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
@@ -216,24 +217,34 @@ func writeRaw(path string, rows []string, slowdowns []float64, trials []calibrat
 	return os.WriteFile(path, b, 0o644)
 }
 
-// judgeRaw prints the judgement and noise of pairs saved with -raw,
-// without measuring anything.
-func judgeRaw(stdout io.Writer, path string, c abCalibration) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return badInput(err)
-	}
-	var raw struct {
+// judgeRaw prints the judgement and noise of pairs saved with -raw
+// (a comma-separated list of files with the same rows and slowdowns,
+// whose trials are pooled), without measuring anything.
+func judgeRaw(stdout io.Writer, paths string, c abCalibration) error {
+	type rawFile struct {
 		Rows      []string
 		Slowdowns []float64
 		Trials    []calibrate.ABTrial
 	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return badInput(fmt.Errorf("%s: %w", path, err))
+	var raw rawFile
+	for i, path := range strings.Split(paths, ",") {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return badInput(err)
+		}
+		var f rawFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			return badInput(fmt.Errorf("%s: %w", path, err))
+		}
+		if i > 0 && (!slices.Equal(f.Rows, raw.Rows) || !slices.Equal(f.Slowdowns, raw.Slowdowns)) {
+			return badInput(fmt.Errorf("%s: rows or slowdowns differ from the first file's", path))
+		}
+		raw.Rows, raw.Slowdowns, raw.Trials = f.Rows, f.Slowdowns, append(raw.Trials, f.Trials...)
 	}
 	if len(raw.Trials) == 0 || len(raw.Rows) == 0 {
-		return badInput(fmt.Errorf("%s: no trials", path))
+		return badInput(fmt.Errorf("%s: no trials", paths))
 	}
+	path := paths
 	setup := make([]calibrate.ABRowSetup, len(raw.Rows))
 	for i, r := range raw.Rows {
 		setup[i].Name = r
