@@ -18,15 +18,18 @@ func init() {
 		summary:  "fail on significant regressions or missed spec targets",
 		doc: `With -base, gate compares two builds on this machine, now: the git ref
 (checked out into a temporary worktree; your tree is untouched) and the
-working tree. It builds a benchmark driver against each, starts both as
-long-lived processes, and runs every selected benchmark (-bench,
--backends, as for run) on the two in alternating rounds (ABBA: base,
-head, head, base, ...), -count rounds of -sample each; each base sample
-is paired with the head sample taken next to it. Every row is judged on
-its paired head/base ratios (package paired: the median ratio, its 95%
-interval, the Wilcoxon signed-rank p-value, Holm-corrected across the
-rows), with its minimum detectable effect (the smallest change the run
-would have caught at 90% power). With -precision and -budget, rounds are
+working tree. It builds a benchmark driver against each, runs both as
+child processes (fresh ones every -respawn rounds: one process's memory
+layout can bias it by several percent for its whole life) and runs every
+selected benchmark (-bench, -backends, as for run) on the two in
+alternating rounds (ABBA: base, head, head, base, ...), -count rounds of
+one -sample each, the op count of a row fixed by a first run; each base
+sample is paired with the head sample taken next to it. Every row is
+judged on its paired head/base ratios (package paired: the ratio, its
+95% interval, its p-value, Holm-corrected across the rows; a row
+regresses when significant and worse than -max-regress), with its
+minimum detectable effect (the smallest change the run would have caught
+at 90% power). With -precision and -budget, rounds are
 added to the rows whose interval is still wider than asked until the
 budget is spent. The drift of a noisy machine hits both sides of a pair
 alike, so this mode works on shared and CI machines.
@@ -39,7 +42,7 @@ quiet machine, and its mde column says what it could detect.
 Both modes print one row per benchmark with its verdict: ok, improved,
 regressed, too-few-samples or target-missed.
 
-A benchmark regresses when its median got worse by more than
+With -baseline, a benchmark regresses when its median got worse by more than
 -max-regress AND the change is significant: Mann-Whitney U test p-values,
 Holm-Bonferroni corrected across all comparisons, at most -alpha. "Worse"
 is higher for sec/op, B/op, allocs/op and latencies, lower for rates
