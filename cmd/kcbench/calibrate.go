@@ -15,10 +15,27 @@ import (
 func init() {
 	register(&command{
 		name:     "calibrate",
-		synopsis: "[-bench name] [-trials N] [-samples N] [-benchtime d] [-slowdowns list] [flags]",
+		synopsis: "-ab [-bench regexp] [-backend list] [-slowdowns list|none] [-trials N] [-format text|json] [A/B flags] | [-bench name] [-trials N] [-samples N] [-benchtime d] [-slowdowns list] [flags]",
 		summary:  "measure the gate's false alarms and detection rate on this machine",
-		doc: `Calibrate measures how far the regression gate can be trusted on this
-machine. It runs peer-go's version of a workload (-bench) as it is, twice
+		doc: `With -ab, calibrate measures the A/B gate (gate -base) through its own
+machinery: each trial runs every selected row (-bench regexp, -backend
+kc backends) on two builds of the working tree (A/A: a significant
+"regressed" is a false alarm) and on builds of it with a known extra
+cost in the kc core's launch, await and park paths (the kcslow build
+tag, package runtimes/kc/kcslow). A +X% slowdown is X% of the row's
+measured ns/op: a counting probe build gives the injection calls per op,
+and the spin steps per call are chosen from them and the measured cost
+of a step; the output gives the measured ratio of every slowdown next to
+the nominal one. Trials are judged as a gate run (Holm across the rows;
+for a slowdown, that row slowed among the others' A/A pairs). It prints
+"A/A false alarms: K (P%)", "slowdown +X%: detected K (P%)", a line per
+row, and the noise of every row (the quartiles of the A/A pair ratios;
+per estimator its spread over the trials and its shift under the first
+slowdown); -format json; -raw saves the pairs, -from-raw judges saved
+ones. Exit 0 when at most 5% of trials raise a false alarm and some
+slowdown is detected in >= 90% of trials on every row.
+
+Without -ab, calibrate measures the stored-baseline gate. It runs peer-go's version of a workload (-bench) as it is, twice
 (an A/A comparison: the same build against itself), and slowed down by
 each -slowdowns fraction (perf.NewSlowed: a known busy delay added per
 op, a real regression), -samples runs of -benchtime per side and trial,
