@@ -220,3 +220,59 @@ func TestBuildWithoutPerf(t *testing.T) {
 		t.Errorf("err = %v; want a *BuildError naming the missing perf package", err)
 	}
 }
+
+// TestKcslowBuilds builds the two kinds of kcslow driver: a counting
+// probe must see JobCreate pass at least one injection point per op, and
+// a build with 65536 steps a call must take at least 20µs an op (the
+// steps are a dependent chain of about 1.5 ns each: the bound is five
+// times looser than that on the fastest machine, and a plain JobCreate
+// costs about 1µs).
+func TestKcslowBuilds(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	mod, err := ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	const row = "JobCreate/backend=goroutine"
+	probe := filepath.Join(dir, "probe")
+	if err := Build(context.Background(), BuildSpec{Dir: mod, Kcslow: true, Count: true}, probe); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Start(probe, "probe", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if !strings.HasSuffix(d.Info, "kcslow=count") {
+		t.Errorf("probe Info = %q", d.Info)
+	}
+	s, err := d.Bench(row, "200x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Calls < 1 {
+		t.Errorf("probe: %v injection calls per op; want >= 1 (Launch)", s.Calls)
+	}
+	slow := filepath.Join(dir, "slow")
+	if err := Build(context.Background(), BuildSpec{Dir: mod, Kcslow: true, Steps: 1 << 16}, slow); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Start(slow, "slow", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	if !strings.HasSuffix(ds.Info, "kcslow=65536") {
+		t.Errorf("slow Info = %q", ds.Info)
+	}
+	s, err = ds.Bench(row, "50x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NsPerOp < 20000 {
+		t.Errorf("65536 steps a call: %.0f ns/op; want >= 20000", s.NsPerOp)
+	}
+}
