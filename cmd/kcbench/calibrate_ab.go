@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,7 +57,8 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 	}
 	cfg.Alpha = c.alpha
 	t0 := time.Now()
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	mod, err := ab.ModuleRoot(".")
 	if err != nil {
 		return badInput(fmt.Errorf("-ab: run kcbench inside the module: %w", err))
@@ -132,7 +134,7 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 			rc := cfg
 			rc.Rows = []string{row}
 			rc.Sides = append([]*ab.Driver{drivers[0], drivers[1]}, slowed[i]...)
-			res, err := ab.Run(rc)
+			res, err := ab.Run(ctx, rc)
 			if err != nil {
 				return failure(err)
 			}

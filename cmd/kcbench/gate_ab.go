@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -26,7 +28,10 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, f *abFlags
 		cfg.Rows = append(cfg.Rows, it.Name())
 	}
 	cfg.Alpha = opts.Alpha
-	ctx := context.Background()
+	// An interrupt stops the measuring between two samples, so that the
+	// worktree, the drivers and the temporary files are cleaned up.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	mod, err := ab.ModuleRoot(".")
 	if err != nil {
 		return badInput(fmt.Errorf("-base: run kcbench inside the module to gate: %w", err))
@@ -63,7 +68,7 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, f *abFlags
 	if err != nil {
 		return err
 	}
-	res, err := ab.Run(cfg)
+	res, err := ab.Run(ctx, cfg)
 	if err != nil {
 		return failure(err)
 	}

@@ -81,7 +81,7 @@ func TestRunPairs(t *testing.T) {
 		t.Errorf("Info = %q", a.Info)
 	}
 	var rounds []int
-	res, err := Run(Config{
+	res, err := Run(context.Background(), Config{
 		Rows:       []string{"AwaitCached/backend=goroutine", "JobCreate/backend=peer-go"},
 		Sides:      []*Driver{a, b},
 		Rounds:     8,
@@ -113,7 +113,7 @@ func TestRunPairs(t *testing.T) {
 func TestRunPrecisionBudget(t *testing.T) {
 	a, b := startTwo(t)
 	var last Progress
-	res, err := Run(Config{
+	res, err := Run(context.Background(), Config{
 		Rows: []string{"AwaitCached/backend=goroutine"}, Sides: []*Driver{a, b},
 		Rounds: 6, SampleTime: time.Millisecond, Precision: 1e-9, Budget: 2 * time.Second,
 		Progress: func(p Progress) { last = p },
@@ -147,7 +147,7 @@ func TestDriverErrors(t *testing.T) {
 	if s, err := a.Bench("AwaitCached/backend=goroutine", "10x", 0); err != nil || s.N != 10 {
 		t.Errorf("after errors: %+v, %v", s, err)
 	}
-	if _, err := Run(Config{Rows: []string{"x"}, Sides: []*Driver{a}, Rounds: 8, SampleTime: time.Millisecond}); !errors.Is(err, ErrConfig) {
+	if _, err := Run(context.Background(), Config{Rows: []string{"x"}, Sides: []*Driver{a}, Rounds: 8, SampleTime: time.Millisecond}); !errors.Is(err, ErrConfig) {
 		t.Errorf("one side: err = %v", err)
 	}
 }
@@ -274,5 +274,16 @@ func TestKcslowBuilds(t *testing.T) {
 	}
 	if s.NsPerOp < 20000 {
 		t.Errorf("65536 steps a call: %.0f ns/op; want >= 20000", s.NsPerOp)
+	}
+}
+
+// A cancelled context stops Run before its next sample.
+func TestRunCancelled(t *testing.T) {
+	a, b := startTwo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, Config{Rows: []string{"AwaitCached/backend=goroutine"}, Sides: []*Driver{a, b}, Rounds: 6, SampleTime: time.Millisecond})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v; want context.Canceled", err)
 	}
 }

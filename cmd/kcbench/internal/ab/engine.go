@@ -1,6 +1,7 @@
 package ab
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -117,8 +118,9 @@ func (c *Config) check() error {
 }
 
 // Run measures every row on every side in alternating rounds. It stops
-// at the first error.
-func Run(cfg Config) (*Result, error) {
+// at the first error, or between two samples when ctx is done (with
+// ctx's error).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -148,6 +150,9 @@ func Run(cfg Config) (*Result, error) {
 		for i, r := range res.Rows {
 			if !active[i] {
 				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("A/B run stopped in round %d: %w", round+1, err)
 			}
 			if err := cfg.runRound(r, round); err != nil {
 				return nil, err
