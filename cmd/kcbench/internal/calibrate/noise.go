@@ -39,6 +39,9 @@ type RowNoise struct {
 	// estimate from A/A to the first slowdown, and their quotient, the
 	// effect in standard deviations (higher is better).
 	Estimators []EstimatorNoise `json:"estimators"`
+	// Slowed says whether the trials had a slowdown (else the shifts
+	// are 0 and not printed).
+	Slowed bool `json:"slowed"`
 }
 
 // EstimatorNoise is one estimator's precision on a row.
@@ -60,6 +63,7 @@ func Noise(rows []string, trials []ABTrial) []RowNoise {
 			all = append(all, logRatios(tr.AA[ri])...)
 		}
 		rn.N = len(all)
+		rn.Slowed = len(trials) > 0 && len(trials[0].Slowed) > 0
 		rn.Q1, rn.Q3 = math.Exp(quantile(all, 0.25)), math.Exp(quantile(all, 0.75))
 		for _, est := range Estimators {
 			var aa, slow []float64
@@ -87,7 +91,11 @@ func Noise(rows []string, trials []ABTrial) []RowNoise {
 func (rn RowNoise) String() string {
 	s := fmt.Sprintf("noise %s: A/A pair ratios IQR %.3f-%.3f (%d pairs);", rn.Name, rn.Q1, rn.Q3, rn.N)
 	for _, e := range rn.Estimators {
-		s += fmt.Sprintf(" %s sd %.1f%% shift %+.1f%% (%.1f sd)", e.Name, 100*e.SD, 100*e.Shift, e.Z)
+		if rn.Slowed {
+			s += fmt.Sprintf(" %s sd %.1f%% shift %+.1f%% (%.1f sd)", e.Name, 100*e.SD, 100*e.Shift, e.Z)
+		} else {
+			s += fmt.Sprintf(" %s sd %.1f%%", e.Name, 100*e.SD)
+		}
 	}
 	return s
 }
