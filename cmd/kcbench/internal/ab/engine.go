@@ -111,6 +111,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("%w: %d sides, need 2 or more", ErrConfig, len(c.Sides))
 	case c.Rounds-c.Discard < paired.MinPairs || c.Discard < 0:
 		return fmt.Errorf("%w: %d rounds with %d discarded leave fewer than %d pairs", ErrConfig, c.Rounds, c.Discard, paired.MinPairs)
+	case c.Precision > 0 && c.Budget == 0:
+		return fmt.Errorf("%w: a precision needs a budget", ErrConfig)
 	case c.SampleTime <= 0 || c.Precision < 0 || c.Budget < 0 || c.Warm < 0:
 		return fmt.Errorf("%w: sample time %v, precision %v, budget %v, warm %v", ErrConfig, c.SampleTime, c.Precision, c.Budget, c.Warm)
 	}
