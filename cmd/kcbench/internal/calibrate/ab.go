@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
@@ -127,7 +128,7 @@ func JudgeAB(setup []ABRowSetup, slowdowns []float64, trials []ABTrial, opts pai
 				if j.Verdict == paired.Regressed {
 					rd.Detected++
 				}
-				if j.Verdict != paired.TooFew {
+				if j.Est.N > 0 {
 					ratios = append(ratios, j.Est.Ratio)
 					mdes = append(mdes, j.Est.MDE)
 				}
@@ -151,11 +152,19 @@ func rate(k, n int) float64 {
 	return float64(k) / float64(n)
 }
 
+// medianOf is the median of the finite values of xs (0 if none: the
+// result goes to JSON, which has no infinities).
 func medianOf(xs []float64) float64 {
-	if len(xs) == 0 {
+	var s []float64
+	for _, x := range xs {
+		if !math.IsInf(x, 0) && !math.IsNaN(x) {
+			s = append(s, x)
+		}
+	}
+	if len(s) == 0 {
 		return 0
 	}
-	s := slices.Sorted(slices.Values(xs))
+	slices.Sort(s)
 	if n := len(s); n%2 == 1 {
 		return s[n/2]
 	} else {

@@ -67,14 +67,14 @@ func JudgeAB(inputs []ABInput, run ABRun, opts Options) *ABReport {
 		r := &ABRow{Name: in.Name, Unit: results.SecPerOp, Judged: j, BaseCenter: median(in.Base), CurCenter: median(in.Head)}
 		r.Target, r.HasTarget = results.TargetFor(seriesOf(in.Name))
 		switch j.Verdict {
-		case paired.TooFew:
-			r.Verdicts = []Verdict{TooFewSamples}
+		case paired.OK:
+			r.Verdicts = []Verdict{OK}
 		case paired.Regressed:
 			r.Verdicts = []Verdict{Regressed}
 		case paired.Improved:
 			r.Verdicts = []Verdict{Improved}
-		default:
-			r.Verdicts = []Verdict{OK}
+		default: // TooFew, or any row paired could not judge
+			r.Verdicts = []Verdict{TooFewSamples}
 		}
 		if r.HasTarget && len(in.Head) > 0 && !r.Target.Met(r.CurCenter) && r.Verdicts[0] != TooFewSamples {
 			if r.Verdicts[0] == OK {
