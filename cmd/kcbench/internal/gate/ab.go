@@ -207,7 +207,7 @@ func (r *ABRow) cells() []string {
 		vs[i] = v.String()
 	}
 	return []string{r.Name, r.Unit, cell(r.BaseCenter), cell(r.CurCenter), ratio, interval, mde, p, padj,
-		fmt.Sprint(e.N), target, strings.Join(vs, ",")}
+		fmt.Sprint(len(r.Judged.Row.Pairs)), target, strings.Join(vs, ",")}
 }
 
 // reason explains why r fails, or returns "".
@@ -218,7 +218,7 @@ func (r *ABRow) reason(o Options) string {
 	for _, v := range r.Verdicts {
 		switch v {
 		case TooFewSamples:
-			why = append(why, fmt.Sprintf("too-few-samples: %d usable pairs, need >= %d", e.N, paired.MinPairs))
+			why = append(why, fmt.Sprintf("too-few-samples: %d pairs, need >= %d usable ones (positive and finite)", len(r.Judged.Row.Pairs), paired.MinPairs))
 		case Regressed:
 			why = append(why, fmt.Sprintf("regressed: head/base %.3f [%.3f, %.3f], worse by more than %s, p(holm)=%s",
 				e.Ratio, e.Lo, e.Hi, formatPct(o.MaxRegress), formatP(r.Judged.AdjP)))
