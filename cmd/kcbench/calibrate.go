@@ -15,10 +15,27 @@ import (
 func init() {
 	register(&command{
 		name:     "calibrate",
-		synopsis: "[-bench name] [-trials N] [-samples N] [-benchtime d] [-slowdowns list] [flags]",
+		synopsis: "-ab [-bench regexp] [-backend list] [-slowdowns list|none] [-trials N] [-format text|json] [A/B flags] | [-bench name] [-trials N] [-samples N] [-benchtime d] [-slowdowns list] [flags]",
 		summary:  "measure the gate's false alarms and detection rate on this machine",
-		doc: `Calibrate measures how far the regression gate can be trusted on this
-machine. It runs peer-go's version of a workload (-bench) as it is, twice
+		doc: `With -ab, calibrate measures the A/B gate (gate -base) through its own
+machinery: each trial runs every selected row (-bench regexp, -backend
+kc backends) on two builds of the working tree (A/A: a significant
+"regressed" is a false alarm) and on builds of it with a known extra
+cost in the kc core's launch, await and park paths (the kcslow build
+tag, package runtimes/kc/kcslow). A +X% slowdown is X% of the row's
+measured ns/op: a counting probe build gives the injection calls per op,
+and the spin steps per call are chosen from them and the measured cost
+of a step; the output gives the measured ratio of every slowdown next to
+the nominal one. Trials are judged as a gate run (Holm across the rows;
+for a slowdown, that row slowed among the others' A/A pairs). It prints
+"A/A false alarms: K (P%)", "slowdown +X%: detected K (P%)", a line per
+row, and the noise of every row (the quartiles of the A/A pair ratios;
+per estimator its spread over the trials and its shift under the first
+slowdown); -format json; -raw saves the pairs, -from-raw judges saved
+ones. Exit 0 when at most 5% of trials raise a false alarm and some
+slowdown is detected in >= 90% of trials on every row.
+
+Without -ab, calibrate measures the stored-baseline gate. It runs peer-go's version of a workload (-bench) as it is, twice
 (an A/A comparison: the same build against itself), and slowed down by
 each -slowdowns fraction (perf.NewSlowed: a known busy delay added per
 op, a real regression), -samples runs of -benchtime per side and trial,
@@ -51,15 +68,43 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	fs.IntVar(&cfg.Trials, "trials", cfg.Trials, "number of `trials`")
 	fs.IntVar(&cfg.Samples, "samples", cfg.Samples, "runs per side and trial, as kcbench run's -count (>= 6)")
 	benchtime := fs.String("benchtime", "50ms", "length of one run, as kcbench run's -benchtime")
-	slowdowns := fs.String("slowdowns", "10%,25%", "comma-separated injected `slowdowns`")
+	slowdowns := fs.String("slowdowns", "10%,25%", "comma-separated injected `slowdowns` (-ab: or none, for A/A trials only)")
 	maxRegress := percentFlag{cfg.MaxRegress}
 	fs.Var(&maxRegress, "max-regress", "the gate's -max-regress `percentage`")
 	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "the gate's -alpha `level`")
 	fs.IntVar(&cfg.Family, "family", cfg.Family, "`number` of comparisons the simulated gate run corrects for (default: the rows of a default run)")
+	abMode := fs.Bool("ab", false, "calibrate the A/B gate (gate -base): A/A builds and kcslow builds of the working tree")
+	backend := fs.String("backend", "stealing", "-ab: comma-separated kc `backends` of the rows")
+	format := fs.String("format", "text", "-ab: output `format`, text or json")
+	raw := fs.String("raw", "", "-ab: also write every trial's pairs to this JSON `file`")
+	fromRaw := fs.String("from-raw", "", "-ab: judge the pairs of these -raw `files` (comma-separated, trials pooled) instead of measuring")
+	var abf abFlags
+	abf.register(fs, 30)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg.MaxRegress = maxRegress.v
+	if *abMode {
+		if fs.NArg() != 0 {
+			return usageError("calibrate takes no arguments, got %q", fs.Args())
+		}
+		c := abCalibration{bench: *bench, backends: *backend, format: *format, raw: *raw, fromRaw: *fromRaw, trials: cfg.Trials,
+			alpha: cfg.Alpha, maxRegress: cfg.MaxRegress, flags: &abf}
+		for _, s := range strings.Split(*slowdowns, ",") {
+			if *slowdowns == "none" {
+				break // A/A trials only
+			}
+			v, err := gate.ParsePercent(strings.TrimSpace(s))
+			if err != nil || v <= 0 {
+				return usageError("-slowdowns: bad slowdown %q: want positive percentages, e.g. 10%%,25%%, or none", s)
+			}
+			c.slowdowns = append(c.slowdowns, v)
+		}
+		if c.trials < 1 || !(c.alpha > 0 && c.alpha <= 1) {
+			return usageError("-trials must be >= 1 and -alpha in (0, 1]")
+		}
+		return runCalibrateAB(stdout, stderr, c)
+	}
 	if fs.NArg() != 0 {
 		fs.Usage()
 		return usageError("calibrate takes no arguments, got %q", fs.Args())

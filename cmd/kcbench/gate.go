@@ -14,13 +14,35 @@ import (
 func init() {
 	register(&command{
 		name:     "gate",
-		synopsis: "-baseline file [flags] file",
+		synopsis: "-base ref [-bench regexp] [-backends list] [flags] | -baseline file [flags] file",
 		summary:  "fail on significant regressions or missed spec targets",
-		doc: `Gate compares every benchmark of file with the same benchmark (same full
-name, same unit) in the baseline and prints one row per benchmark with
-its verdict: ok, improved, regressed, too-few-samples or target-missed.
+		doc: `With -base, gate compares two builds on this machine, now: the git ref
+(checked out into a temporary worktree; your tree is untouched) and the
+working tree. It builds a benchmark driver against each, runs both as
+child processes (fresh ones every -respawn rounds: one process's memory
+layout can bias it by several percent for its whole life) and runs every
+selected benchmark (-bench, -backends, as for run) on the two in
+alternating rounds (ABBA: base, head, head, base, ...), -count rounds of
+one -sample each, the op count of a row fixed by a first run; each base
+sample is paired with the head sample taken next to it. Every row is
+judged on its paired head/base ratios (package paired: the ratio, its
+95% interval, its p-value, Holm-corrected across the rows; a row
+regresses when significant and worse than -max-regress), with its
+minimum detectable effect (the smallest change the run would have caught
+at 90% power). With -precision and -budget, rounds are
+added to the rows whose interval is still wider than asked until the
+budget is spent. The drift of a noisy machine hits both sides of a pair
+alike, so this mode works on shared and CI machines.
 
-A benchmark regresses when its median got worse by more than
+With -baseline, gate compares every benchmark of file with the same
+benchmark (same full name, same unit) in a stored baseline results
+file, unpaired; it is only valid when both files come from the same
+quiet machine, and its mde column says what it could detect.
+
+Both modes print one row per benchmark with its verdict: ok, improved,
+regressed, too-few-samples or target-missed.
+
+With -baseline, a benchmark regresses when its median got worse by more than
 -max-regress AND the change is significant: Mann-Whitney U test p-values,
 Holm-Bonferroni corrected across all comparisons, at most -alpha. "Worse"
 is higher for sec/op, B/op, allocs/op and latencies, lower for rates
@@ -30,7 +52,8 @@ on every backend that is not a reference (a peer-* or the floor).
 
 Exit status: 0 when every row passes; 1 on a regression or a missed
 target; 2 on bad input: unreadable or empty files, a malformed flag, no
-benchmark in common, or fewer than 6 samples on a side of a judged row.`,
+benchmark in common, fewer than 6 samples on a side of a judged row,
+a -base ref that names no commit or whose code cannot build the driver.`,
 		run: runGate,
 	})
 }
@@ -56,7 +79,12 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 	c, _ := lookup("gate")
 	fs := c.flagSet(stderr)
 	opts := gate.DefaultOptions
-	baseline := fs.String("baseline", "", "baseline results `file` (required)")
+	baseline := fs.String("baseline", "", "stored baseline results `file` (unpaired mode)")
+	baseRef := fs.String("base", "", "git `ref` to build and compare with the working tree (A/B mode)")
+	bench := fs.String("bench", ".", "A/B: gate only the benchmarks whose name matches `regexp`")
+	backends := fs.String("backends", "", "A/B: comma-separated `list` of backends and peers (default: all)")
+	var abf abFlags
+	abf.register(fs, 30)
 	maxRegress := percentFlag{opts.MaxRegress}
 	fs.Var(&maxRegress, "max-regress", "largest tolerated worsening of a median, as a `percentage`")
 	fs.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "family-wise significance `level` (Holm-Bonferroni)")
@@ -65,10 +93,19 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	opts.MaxRegress = maxRegress.v
+	if *baseRef != "" {
+		if *baseline != "" || fs.NArg() != 0 {
+			return usageError("-base compares builds: it takes neither -baseline nor a results file")
+		}
+		if !(opts.Alpha > 0 && opts.Alpha <= 1) {
+			return usageError("-alpha must be in (0, 1], not %v", opts.Alpha)
+		}
+		return runGateAB(stdout, stderr, *baseRef, *bench, *backends, &abf, opts)
+	}
 	switch {
 	case *baseline == "":
 		fs.Usage()
-		return usageError("gate needs -baseline")
+		return usageError("gate needs -base or -baseline")
 	case fs.NArg() != 1:
 		fs.Usage()
 		return usageError("gate needs exactly one results file, got %d", fs.NArg())

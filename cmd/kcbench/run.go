@@ -55,6 +55,11 @@ runs can give is 0.002, of 10 against 10 is 0.00001. With fewer than about
 8 runs a side no regression can be significant, so more short rounds
 beat fewer long ones.
 
+With -precision 2% -budget 10m, run goes on after the -count rounds:
+every further round runs only the benchmarks whose median ns/op still
+has a 95% interval wider than +-2%, until none is or the benchmarks
+have taken 10 minutes in all; the progress shows which are converging.
+
 A backend that fails a conformance case is not benchmarked (a runtime
 that breaks the spec has no meaningful numbers), the others are, and
 run exits 1 after writing everything. -conform=false skips the suite,
@@ -76,6 +81,8 @@ type runFlags struct {
 	conformRun                                string
 	args                                      []string // the command line, for machine.md
 	count, latency                            int
+	precision                                 percentFlag
+	budget                                    time.Duration
 	conform                                   bool
 	watchdog                                  time.Duration
 }
@@ -95,6 +102,8 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.StringVar(&f.conformRun, "conform-run", "", "run only the conformance cases whose name matches `regexp`")
 	fs.DurationVar(&f.watchdog, "watchdog", 20*time.Second, "fail a conformance case that takes longer than `d`")
 	fs.StringVar(&f.baseline, "baseline", "", "add a vs-baseline row to the report, from this results `file`")
+	fs.Var(&f.precision, "precision", "after -count rounds, keep running the benchmarks whose median's 95% interval is wider than +-this `percentage` (needs -budget)")
+	fs.DurationVar(&f.budget, "budget", 0, "with -precision: the most wall `time` the benchmarks may take in all")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -145,8 +154,11 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 
 // planRun checks the flags and plans the benchmarks.
 func planRun(f runFlags) ([]runner.Item, error) {
-	if f.count < 1 || f.latency < 0 || f.watchdog <= 0 {
-		return nil, usageError("-count must be >= 1, -latency >= 0 and -watchdog > 0")
+	if f.count < 1 || f.latency < 0 || f.watchdog <= 0 || f.budget < 0 {
+		return nil, usageError("-count must be >= 1, -latency >= 0, -watchdog > 0 and -budget >= 0")
+	}
+	if f.precision.v > 0 && f.budget == 0 {
+		return nil, usageError("-precision needs a -budget (the most time to spend reaching it)")
 	}
 	if err := runner.ParseBenchtime(f.benchtime); err != nil {
 		return nil, usageError("-benchtime: %w", err)

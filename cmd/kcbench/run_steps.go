@@ -67,6 +67,7 @@ func dropBackends(items []runner.Item, drop []string) []runner.Item {
 func benchmarkAndReport(stderr io.Writer, items []runner.Item, f runFlags) ([]string, error) {
 	cfg := runner.Config{
 		Count: f.count, Benchtime: f.benchtime, LatencySamples: f.latency,
+		Precision: f.precision.v, Budget: f.budget,
 		Env:      runner.Environment(version),
 		Progress: runner.NewReporter(stderr, isTerminal(stderr)),
 	}

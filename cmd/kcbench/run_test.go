@@ -126,13 +126,14 @@ func TestDropBackends(t *testing.T) {
 // The CI template and gate script exist and fit together.
 func TestCIFiles(t *testing.T) {
 	wf := readFile(t, filepath.Join("..", "..", "ci", "github-workflow.yml"))
-	for _, want := range []string{"actions/setup-go", "go-version-file: go.mod", "ci/gate.sh", "actions/upload-artifact", "path: reports/latest", ".ci/run"} {
+	for _, want := range []string{"actions/setup-go", "go-version-file: go.mod", "ci/gate.sh", "actions/upload-artifact", "path: reports/latest", ".ci/run", "fetch-depth: 0"} {
 		if !strings.Contains(wf, want) {
 			t.Errorf("ci/github-workflow.yml lacks %q", want)
 		}
 	}
 	sh := readFile(t, filepath.Join("..", "..", "ci", "gate.sh"))
-	for _, want := range []string{"./cmd/kcbench run", "./cmd/kcbench gate -baseline", "reports/baseline/results.txt", "same hardware"} {
+	for _, want := range []string{"./cmd/kcbench gate \"${flags[@]}\"", "-base \"$base\"", "-precision 2% -budget 12m", "GITHUB_BASE_REF",
+		"./cmd/kcbench run", "./cmd/kcbench gate -baseline", "KCBENCH_BASELINE", "reports/baseline/machine.md"} {
 		if !strings.Contains(sh, want) {
 			t.Errorf("ci/gate.sh lacks %q", want)
 		}

@@ -69,6 +69,7 @@ func (w *chanWaiter) wait() uint32 {
 		w.p.wake(wakeCancel)
 	}
 	j.rt.ex.Park(&w.p)
+	slowPoint()
 	if how == hookLinked {
 		j.mu.Lock()
 		j.removeHookLocked(&w.hook)

@@ -23,6 +23,7 @@ func Async[T any](j *Job, body func(j *Job) (T, error), opts ...JobOption) (*Def
 	if body == nil {
 		return nil, ErrNilBody
 	}
+	slowPoint()
 	d := &Deferred[T]{body: body}
 	if err := j.newChild(&d.job, d, 0, opts); err != nil {
 		return nil, err
@@ -44,6 +45,7 @@ func Async[T any](j *Job, body func(j *Job) (T, error), opts ...JobOption) (*Def
 // from an attached descendant of it, returns ErrWaitCycle at once. Cost
 // when finished: one atomic load.
 func (d *Deferred[T]) Await(w *Job) (T, error) {
+	slowPoint()
 	if d.job.state.Load()&stateMask == uint64(Completed) {
 		return d.val, nil
 	}

@@ -33,6 +33,7 @@ func (j *Job) Launch(body Func, opts ...JobOption) (*Job, error) {
 	if body == nil {
 		return nil, ErrNilBody
 	}
+	slowPoint()
 	c := j.rt.newJob()
 	if err := j.newChild(c, body, 0, opts); err != nil {
 		return nil, err

@@ -126,6 +126,7 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 		t = rt.afterFunc(timeout, func() { w.p.wake(wakeTimeout) })
 	}
 	rt.ex.Park(&w.p)
+	slowPoint()
 	reason := w.p.reason.Load()
 	if t != nil {
 		rt.stopTimer(t)
@@ -322,6 +323,7 @@ func (j *Job) Sleep(d time.Duration) error {
 	}
 	t := rt.afterFunc(d, func() { w.p.wake(wakeTimeout) })
 	rt.ex.Park(&w.p)
+	slowPoint()
 	rt.stopTimer(t)
 	if w.p.reason.Load() == wakeCancel {
 		// The walk unlinked the hook (under j.mu) before it woke us: only

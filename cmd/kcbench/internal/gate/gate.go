@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
 
@@ -68,6 +69,12 @@ type Row struct {
 	Comparison Comparison
 	// PAdj is the Holm-adjusted p-value.
 	PAdj float64
+	// MDE is the smallest change this unpaired comparison would have
+	// detected at 90% power, as a fraction (paired.UnpairedMDE at the
+	// strictest Holm level); 0 when not compared.
+	MDE float64
+	// base and cur are the compared samples, kept for MDE.
+	base, cur []float64
 	// Target is the spec target checked on the row, if HasTarget.
 	Target    results.Target
 	HasTarget bool
@@ -162,6 +169,7 @@ func Judge(base, cur *results.Set, opts Options) (*Report, error) {
 		}
 		if b != nil {
 			row.Comparison = Compare(b.Values, s.Values, cur.Better(s.Unit))
+			row.base, row.cur = b.Values, s.Values
 			row.CurCenter = row.Comparison.CurCenter
 			compared = append(compared, row)
 		}
@@ -189,6 +197,7 @@ func judge(rep *Report, compared []*Row) {
 	for i, p := range Holm(ps) {
 		r := compared[i]
 		r.PAdj = p
+		r.MDE = paired.UnpairedMDE(r.base, r.cur, rep.Options.Alpha/float64(len(compared)))
 		r.Verdicts = []Verdict{Decide(r.Comparison, p, rep.Options.Alpha, rep.Options.MaxRegress)}
 	}
 	for _, r := range rep.Rows {

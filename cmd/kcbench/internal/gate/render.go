@@ -16,10 +16,11 @@ import (
 func (rep *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	o := rep.Options
-	fmt.Fprintf(&b, "gate: %d rows, %d comparisons, max regression %s, alpha %v (Holm-Bonferroni), >= %d samples per side\n\n",
+	fmt.Fprintf(&b, "gate: %d rows, %d comparisons, max regression %s, alpha %v (Holm-Bonferroni), >= %d samples per side\n",
 		len(rep.Rows), rep.Comparisons, formatPct(o.MaxRegress), o.Alpha, o.MinSamples)
+	fmt.Fprintf(&b, "unpaired comparison with a stored baseline: mde = smallest change detectable at 90%% power, valid only if both files come from the same quiet machine\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark\tunit\tbaseline\tcurrent\tchange\tp\tp(holm)\tn\ttarget\tverdict")
+	fmt.Fprintln(tw, "benchmark\tunit\tbaseline\tcurrent\tchange\tmde\tp\tp(holm)\tn\ttarget\tverdict")
 	for _, r := range rep.Rows {
 		fmt.Fprintln(tw, strings.Join(r.cells(), "\t"))
 	}
@@ -55,13 +56,14 @@ func (rep *Report) WriteText(w io.Writer) error {
 func (r *Row) cells() []string {
 	c := r.Comparison
 	scale := benchunit.CommonScale([]float64{c.BaseCenter, r.CurCenter}, benchunit.ClassOf(r.Unit))
-	base, change, p, padj, n := "-", "-", "-", "-", fmt.Sprint(r.CurN)
+	base, change, mde, p, padj, n := "-", "-", "-", "-", "-", fmt.Sprint(r.CurN)
 	if r.Compared {
 		n = fmt.Sprintf("%d+%d", r.BaseN, r.CurN)
 	}
 	if r.Compared && !r.has(TooFewSamples) {
 		base = scale.Format(c.BaseCenter)
 		change = formatChange(c.Change)
+		mde = "±" + formatPctDigits(r.MDE)
 		p, padj = formatP(c.P), formatP(r.PAdj)
 	}
 	cur := "-"
@@ -76,7 +78,7 @@ func (r *Row) cells() []string {
 	for i, v := range r.Verdicts {
 		verdicts[i] = v.String()
 	}
-	return []string{r.Name, r.Unit, base, cur, change, p, padj, n, target, strings.Join(verdicts, ",")}
+	return []string{r.Name, r.Unit, base, cur, change, mde, p, padj, n, target, strings.Join(verdicts, ",")}
 }
 
 // reason explains why r fails.

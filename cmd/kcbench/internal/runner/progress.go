@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
@@ -11,7 +12,7 @@ import (
 
 // An Event describes one run of a benchmark or latency sampler.
 type Event struct {
-	Round, Rounds int    // the round, from 1
+	Round, Rounds int    // the round, from 1; Rounds is 0 in a precision round (open-ended)
 	Index, Total  int    // the run, from 1, of every run of every round
 	Name          string // the benchmark
 	ETA           time.Duration
@@ -25,6 +26,31 @@ type Reporter interface {
 	Start(Event) // before a run
 	Done(Event)  // after it
 	Finish()     // after the last run
+}
+
+// A Converger is a Reporter that is also told, before every precision
+// round (Config.Precision), which benchmarks are still wider than asked
+// and how wide (half widths, fractions of the median); an empty list
+// ends the precision rounds.
+type Converger interface {
+	Converging(round int, names []string, widths []float64)
+}
+
+// convergingLine describes a precision round.
+func convergingLine(round int, names []string, widths []float64) string {
+	if len(names) == 0 {
+		return fmt.Sprintf("kcbench: precision round %d: every benchmark is precise enough", round)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "kcbench: precision round %d: %d still converging:", round, len(names))
+	for i, n := range names {
+		if i == 6 {
+			b.WriteString(" ...")
+			break
+		}
+		fmt.Fprintf(&b, " %s ±%.1f%%", n, 100*widths[i])
+	}
+	return b.String()
 }
 
 // NewReporter returns a Reporter writing to w: on a terminal, one
@@ -42,16 +68,24 @@ type logReporter struct{ w io.Writer }
 func (r *logReporter) Start(Event) {}
 
 func (r *logReporter) Done(ev Event) {
-	fmt.Fprintf(r.w, "kcbench: round %d/%d [%d/%d] %s: %s (took %s, ETA %s)\n",
-		ev.Round, ev.Rounds, ev.Index, ev.Total, ev.Name, outcome(ev), ev.Took.Round(time.Millisecond), fmtETA(ev.ETA))
+	fmt.Fprintf(r.w, "kcbench: round %s [%d/%d] %s: %s (took %s, ETA %s)\n",
+		roundOf(ev), ev.Index, ev.Total, ev.Name, outcome(ev), ev.Took.Round(time.Millisecond), fmtETA(ev.ETA))
 }
 
 func (r *logReporter) Finish() {}
 
+func (r *logReporter) Converging(round int, names []string, widths []float64) {
+	fmt.Fprintln(r.w, convergingLine(round, names, widths))
+}
+
+func (r *termReporter) Converging(round int, names []string, widths []float64) {
+	fmt.Fprintf(r.w, "\r\033[K%s\n", convergingLine(round, names, widths))
+}
+
 type termReporter struct{ w io.Writer }
 
 func (r *termReporter) Start(ev Event) {
-	fmt.Fprintf(r.w, "\r\033[Kround %d/%d [%d/%d] %s (ETA %s)", ev.Round, ev.Rounds, ev.Index, ev.Total, ev.Name, fmtETA(ev.ETA))
+	fmt.Fprintf(r.w, "\r\033[Kround %s [%d/%d] %s (ETA %s)", roundOf(ev), ev.Index, ev.Total, ev.Name, fmtETA(ev.ETA))
 }
 
 func (r *termReporter) Done(ev Event) {
@@ -61,6 +95,14 @@ func (r *termReporter) Done(ev Event) {
 }
 
 func (r *termReporter) Finish() { fmt.Fprint(r.w, "\r\033[K") }
+
+// roundOf is "3/10", or "12 (precision)" in a precision round.
+func roundOf(ev Event) string {
+	if ev.Rounds == 0 {
+		return strconv.Itoa(ev.Round) + " (precision)"
+	}
+	return strconv.Itoa(ev.Round) + "/" + strconv.Itoa(ev.Rounds)
+}
 
 // outcome summarises a finished run.
 func outcome(ev Event) string {
@@ -106,6 +148,14 @@ func (e *eta) record(i int, d time.Duration) {
 	e.left[i]--
 	e.done++
 	e.sum += d
+}
+
+// extend adds one run of each of the tasks (a precision round).
+func (e *eta) extend(tasks []int) {
+	for _, i := range tasks {
+		e.left[i]++
+		e.total++
+	}
 }
 
 // skip drops the remaining runs of a failed task i.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/montanaflynn/stats"
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 
 	"github.com/kcbench/kcbench/perf"
 )
@@ -29,6 +30,12 @@ type Config struct {
 	Env Env
 	// Progress, when not nil, is told about every run.
 	Progress Reporter
+	// Precision, when positive, adds rounds after the Count rounds to
+	// the benchmarks whose ns/op median has a 95% interval wider than
+	// +-Precision (a fraction of the median), until every one is that
+	// precise or the wall time of the whole run reaches Budget.
+	Precision float64
+	Budget    time.Duration
 }
 
 // ErrConfig reports an invalid Config.
@@ -62,9 +69,11 @@ type task struct {
 // its error is part of the joined error Run returns with the results of
 // everything that worked.
 func Run(items []Item, cfg Config) (*Output, error) {
-	if cfg.Count < 1 || cfg.LatencySamples < 0 {
-		return nil, fmt.Errorf("%w: count %d, latency samples %d", ErrConfig, cfg.Count, cfg.LatencySamples)
+	if cfg.Count < 1 || cfg.LatencySamples < 0 || cfg.Precision < 0 || cfg.Budget < 0 || (cfg.Precision > 0 && cfg.Budget == 0) {
+		return nil, fmt.Errorf("%w: count %d, latency samples %d, precision %v, budget %v (a precision needs a budget)",
+			ErrConfig, cfg.Count, cfg.LatencySamples, cfg.Precision, cfg.Budget)
 	}
+	start := time.Now()
 	if err := ParseBenchtime(cfg.Benchtime); err != nil {
 		return nil, err
 	}
@@ -90,28 +99,56 @@ func Run(items []Item, cfg Config) (*Output, error) {
 	byTask := make([][]*benchfmt.Result, len(tasks))
 	failed := make([]error, len(tasks))
 	eta := newETA(len(tasks), cfg.Count)
+	runTask := func(i, round, rounds int) {
+		t := tasks[i]
+		ev := Event{Round: round, Rounds: rounds, Index: eta.done + 1, Total: eta.total, Name: t.name, ETA: eta.remaining()}
+		if cfg.Progress != nil {
+			cfg.Progress.Start(ev)
+		}
+		t0 := time.Now()
+		res, err := t.bench()
+		ev.Took = time.Since(t0)
+		eta.record(i, ev.Took)
+		if err != nil {
+			failed[i] = fmt.Errorf("%s (round %d): %w", t.name, round, err)
+		} else {
+			byTask[i] = append(byTask[i], res)
+		}
+		ev.Result, ev.Err, ev.ETA = res, failed[i], eta.remaining()
+		if cfg.Progress != nil {
+			cfg.Progress.Done(ev)
+		}
+	}
 	for round := 1; round <= cfg.Count; round++ {
-		for i, t := range tasks {
+		for i := range tasks {
 			if failed[i] != nil {
 				eta.skip(i)
 				continue
 			}
-			ev := Event{Round: round, Rounds: cfg.Count, Index: eta.done + 1, Total: eta.total, Name: t.name, ETA: eta.remaining()}
-			if cfg.Progress != nil {
-				cfg.Progress.Start(ev)
+			runTask(i, round, cfg.Count)
+		}
+	}
+	if cfg.Precision > 0 {
+		// Precision rounds: only the benchmarks (not the latency lines)
+		// still wider than asked, until the budget is spent.
+		for round := cfg.Count + 1; time.Since(start) < cfg.Budget; round++ {
+			var wide []int
+			var names []string
+			var widths []float64
+			for i := range items {
+				if w := relWidth(byTask[i]); failed[i] == nil && w > cfg.Precision {
+					wide, names, widths = append(wide, i), append(names, tasks[i].name), append(widths, w)
+				}
 			}
-			t0 := time.Now()
-			res, err := t.bench()
-			ev.Took = time.Since(t0)
-			eta.record(i, ev.Took)
-			if err != nil {
-				failed[i] = fmt.Errorf("%s (round %d): %w", t.name, round, err)
-			} else {
-				byTask[i] = append(byTask[i], res)
+			if c, ok := cfg.Progress.(Converger); ok {
+				c.Converging(round, names, widths)
 			}
-			ev.Result, ev.Err, ev.ETA = res, failed[i], eta.remaining()
-			if cfg.Progress != nil {
-				cfg.Progress.Done(ev)
+			if len(wide) == 0 {
+				break
+			}
+			eta.extend(wide)
+			for _, i := range wide {
+				runTask(i, round, 0)
 			}
 		}
 	}
@@ -122,6 +159,27 @@ func Run(items []Item, cfg Config) (*Output, error) {
 		r.Results = append(r.Results, rs...)
 	}
 	return r, errors.Join(failed...)
+}
+
+// relWidth is the half width of the 95% interval of the median ns/op of
+// rs (benchmath's distribution-free interval), as a fraction of the
+// median; +Inf while it cannot be estimated.
+func relWidth(rs []*benchfmt.Result) float64 {
+	var ns []float64
+	for _, r := range rs {
+		if len(r.Values) > 0 && r.Values[0].Unit == "ns/op" {
+			ns = append(ns, r.Values[0].Value)
+		}
+	}
+	if len(ns) < 2 {
+		return math.Inf(1)
+	}
+	th := benchmath.DefaultThresholds
+	sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(ns, &th), 0.95)
+	if !(sum.Center > 0) || math.IsInf(sum.Lo, 0) || math.IsInf(sum.Hi, 0) {
+		return math.Inf(1)
+	}
+	return (sum.Hi - sum.Lo) / 2 / sum.Center
 }
 
 // runItem measures one item once.

@@ -241,3 +241,51 @@ func TestNextBenchtime(t *testing.T) {
 		}
 	}
 }
+
+// converger is a recorder that is also told about precision rounds.
+type converger struct {
+	recorder
+	rounds [][]string
+}
+
+func (c *converger) Converging(round int, names []string, widths []float64) {
+	c.rounds = append(c.rounds, names)
+	for _, w := range widths {
+		if !(w > 0) {
+			panic("non-positive width")
+		}
+	}
+}
+
+// An unreachable precision keeps adding rounds of the benchmarks (not of
+// the latency lines) until the budget is spent; a reachable one ends the
+// precision rounds with an empty list once the interval can be computed
+// (6 runs: with fewer, benchmath gives no 95% interval).
+func TestRunPrecision(t *testing.T) {
+	items, err := Plan(Selection{Backends: []string{"goroutine"}, Bench: regexp.MustCompile(`^AwaitCached/`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &converger{}
+	out, err := Run(items, Config{Count: 2, Benchtime: "100x", LatencySamples: 0, Progress: rec,
+		Precision: 1e-12, Budget: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) <= 2 || len(rec.rounds) == 0 || len(rec.rounds[0]) != 1 {
+		t.Errorf("%d results, precision rounds %v; want more than the 2 rounds", len(out.Results), rec.rounds)
+	}
+	if last := rec.dones[len(rec.dones)-1]; last.Rounds != 0 || last.Round <= 2 {
+		t.Errorf("last event %+v; want a precision round", last)
+	}
+	rec = &converger{}
+	if _, err := Run(items, Config{Count: 6, Benchtime: "100x", Progress: rec, Precision: 1e9, Budget: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.rounds) != 1 || len(rec.rounds[0]) != 0 {
+		t.Errorf("a reachable precision: rounds %v; want one empty list", rec.rounds)
+	}
+	if _, err := Run(items, Config{Count: 1, Benchtime: "1x", Precision: 0.02}); !errors.Is(err, ErrConfig) {
+		t.Errorf("precision without budget: err = %v", err)
+	}
+}

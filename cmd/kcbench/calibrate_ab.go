@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/calibrate"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
+)
+
+// abCalibration is what "calibrate -ab" was asked to do.
+type abCalibration struct {
+	bench, backends, format string
+	raw, fromRaw            string // files to write the raw pairs to, or to judge instead of measuring
+	trials                  int
+	slowdowns               []float64
+	alpha, maxRegress       float64
+	flags                   *abFlags
+}
+
+// runCalibrateAB implements "kcbench calibrate -ab": A/A trials of two
+// builds of the working tree, and trials of A against builds with a known
+// slowdown of the kc core (package kcslow), all through the A/B
+// machinery of "gate -base".
+func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
+	cfg, env, err := c.flags.config()
+	if err != nil {
+		return err
+	}
+	if c.format != "text" && c.format != "json" {
+		return usageError("-format %q: want text or json", c.format)
+	}
+	if c.fromRaw != "" {
+		return judgeRaw(stdout, c.fromRaw, c)
+	}
+	items, err := planRun(runFlags{bench: c.bench, backends: c.backends, count: 1, benchtime: "1x", watchdog: 1})
+	if err != nil {
+		return err
+	}
+	var rows []string
+	for _, it := range items {
+		if results.IsPeer(it.Backend) {
+			return usageError("-ab: %s: the injected slowdown is in the kc core, which the peers do not use: choose kc backends (-backend)", it.Name())
+		}
+		rows = append(rows, it.Name())
+	}
+	cfg.Alpha = c.alpha
+	t0 := time.Now()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	mod, err := ab.ModuleRoot(".")
+	if err != nil {
+		return badInput(fmt.Errorf("-ab: run kcbench inside the module: %w", err))
+	}
+	dir, cleanup, err := tempDir()
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	build := func(name string, spec ab.BuildSpec) (string, error) {
+		spec.Dir, spec.Label = mod, "the working tree ("+name+")"
+		path := filepath.Join(dir, name)
+		return path, ab.Build(ctx, spec, path)
+	}
+	fmt.Fprintf(stderr, "building A, B (the same commit) and a counting kcslow probe\n")
+	if len(c.slowdowns) == 0 {
+		fmt.Fprintf(stderr, "no slowdowns: A/A trials only\n")
+	}
+	var paths []string
+	for _, s := range []struct {
+		name string
+		spec ab.BuildSpec
+	}{{"A", ab.BuildSpec{}}, {"B", ab.BuildSpec{}}, {"probe", ab.BuildSpec{Kcslow: true, Count: true}}} {
+		p, err := build(s.name, s.spec)
+		if err != nil {
+			return badInput(err)
+		}
+		paths = append(paths, p)
+	}
+	drivers, err := startDrivers(paths, []string{"A", "B", "probe"}, env, c.flags.cpuList)
+	if err != nil {
+		return err
+	}
+	defer func() { closeDrivers(drivers) }()
+	stepNs := calibrate.StepNs()
+	setup := make([]calibrate.ABRowSetup, len(rows))
+	slowed := make([][]*ab.Driver, len(rows)) // [row][slowdown]
+	for i, row := range rows {
+		s, err := measureSetup(drivers[0], drivers[2], row, cfg.SampleTime)
+		if err != nil {
+			return failure(err)
+		}
+		s.StepNs = stepNs
+		for k, sd := range c.slowdowns {
+			steps := int(math.Round(sd * s.BaseNs / s.CallsPerOp / stepNs))
+			if steps < 1 {
+				return badInput(fmt.Errorf("%s costs %.1f ns/op over %.2f injection calls: +%g%% is less than one %.2f ns step a call; choose a dearer row or a larger slowdown",
+					row, s.BaseNs, s.CallsPerOp, 100*sd, stepNs))
+			}
+			s.Steps = append(s.Steps, steps)
+			name := fmt.Sprintf("slow-%d-%d", i, k)
+			p, err := build(name, ab.BuildSpec{Kcslow: true, Steps: steps})
+			if err != nil {
+				return badInput(err)
+			}
+			d, err := ab.StartOn(p, fmt.Sprintf("%s +%g%%", row, 100*sd), env, c.flags.cpuList)
+			if err != nil {
+				return err
+			}
+			drivers = append(drivers, d)
+			slowed[i] = append(slowed[i], d)
+		}
+		setup[i] = s
+		fmt.Fprintf(stderr, "%s: base %.1f ns/op, %.2f injection calls/op, %.2f ns a step: steps per call %v\n", row, s.BaseNs, s.CallsPerOp, stepNs, s.Steps)
+	}
+	var trials []calibrate.ABTrial
+	for t := range c.trials {
+		tr := calibrate.ABTrial{AA: make([][]paired.Pair, len(rows)), Slowed: make([][][]paired.Pair, len(c.slowdowns))}
+		for k := range tr.Slowed {
+			tr.Slowed[k] = make([][]paired.Pair, len(rows))
+		}
+		for i, row := range rows {
+			rc := cfg
+			rc.Rows = []string{row}
+			rc.Sides = append([]*ab.Driver{drivers[0], drivers[1]}, slowed[i]...)
+			res, err := ab.Run(ctx, rc)
+			if err != nil {
+				return failure(err)
+			}
+			r := res.Rows[0]
+			tr.AA[i] = r.Pairs(1)
+			for k := range c.slowdowns {
+				tr.Slowed[k][i] = r.Pairs(2 + k)
+			}
+		}
+		trials = append(trials, tr)
+		fmt.Fprintf(stderr, "trial %d of %d, %v\n", t+1, c.trials, time.Since(t0).Round(time.Second))
+	}
+	if c.raw != "" {
+		if err := writeRaw(c.raw, rows, c.slowdowns, trials); err != nil {
+			return err
+		}
+	}
+	res := calibrate.JudgeAB(setup, c.slowdowns, trials, paired.Options{Alpha: c.alpha, MaxRegress: c.maxRegress, Confidence: 0.95})
+	res.Sample, res.Elapsed = sampleName(cfg)+" "+orderName(cfg), time.Since(t0).Round(time.Second).String()
+	if len(trials) >= 2 {
+		res.Noise = calibrate.Noise(rows, trials)
+	}
+	if c.format == "json" {
+		err = res.WriteJSON(stdout)
+	} else {
+		err = res.WriteText(stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if !res.Acceptable(0.05, 0.9) {
+		return failure(fmt.Errorf("the A/B gate cannot be trusted here with these settings: %.1f%% A/A false alarms (limit 5%%), or no slowdown detected in >= 90%% of trials on every row", 100*res.FalseAlarmRate))
+	}
+	return nil
+}
+
+// measureSetup measures a row's base cost on driver a (the median of five
+// samples of length sample) and its injection calls per op on the
+// counting probe (the median of three runs of the same op count).
+func measureSetup(a, probe *ab.Driver, row string, sample time.Duration) (calibrate.ABRowSetup, error) {
+	s := calibrate.ABRowSetup{Name: row}
+	first, err := a.Bench(row, sample.String(), 0)
+	if err != nil {
+		return s, err
+	}
+	bt := fmt.Sprintf("%dx", first.N)
+	var ns, calls []float64
+	for range 5 {
+		m, err := a.Bench(row, bt, 0)
+		if err != nil {
+			return s, err
+		}
+		ns = append(ns, m.NsPerOp)
+	}
+	for range 3 {
+		m, err := probe.Bench(row, bt, 0)
+		if err != nil {
+			return s, err
+		}
+		calls = append(calls, m.Calls)
+	}
+	slices.Sort(ns)
+	slices.Sort(calls)
+	s.BaseNs, s.CallsPerOp = ns[2], calls[1]
+	if !(s.CallsPerOp > 0) {
+		return s, fmt.Errorf("%s passes no kcslow injection point: it cannot be slowed", row)
+	}
+	return s, nil
+}
+
+// writeRaw writes every trial's pairs as JSON: for the study of the
+// noise (docs/gate-noise.md), not for the gate.
+func writeRaw(path string, rows []string, slowdowns []float64, trials []calibrate.ABTrial) error {
+	b, err := json.Marshal(struct {
+		Rows      []string
+		Slowdowns []float64
+		Trials    []calibrate.ABTrial
+	}{rows, slowdowns, trials})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// judgeRaw prints the judgement and noise of pairs saved with -raw
+// (a comma-separated list of files with the same rows and slowdowns,
+// whose trials are pooled), without measuring anything.
+func judgeRaw(stdout io.Writer, paths string, c abCalibration) error {
+	type rawFile struct {
+		Rows      []string
+		Slowdowns []float64
+		Trials    []calibrate.ABTrial
+	}
+	var raw rawFile
+	for i, path := range strings.Split(paths, ",") {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return badInput(err)
+		}
+		var f rawFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			return badInput(fmt.Errorf("%s: %w", path, err))
+		}
+		if i > 0 && (!slices.Equal(f.Rows, raw.Rows) || !slices.Equal(f.Slowdowns, raw.Slowdowns)) {
+			return badInput(fmt.Errorf("%s: rows or slowdowns differ from the first file's", path))
+		}
+		raw.Rows, raw.Slowdowns, raw.Trials = f.Rows, f.Slowdowns, append(raw.Trials, f.Trials...)
+	}
+	if len(raw.Trials) == 0 || len(raw.Rows) == 0 {
+		return badInput(fmt.Errorf("%s: no trials", paths))
+	}
+	path := paths
+	setup := make([]calibrate.ABRowSetup, len(raw.Rows))
+	for i, r := range raw.Rows {
+		setup[i].Name = r
+	}
+	res := calibrate.JudgeAB(setup, raw.Slowdowns, raw.Trials, paired.Options{Alpha: c.alpha, MaxRegress: c.maxRegress, Confidence: 0.95})
+	res.Sample = "from " + path
+	if len(raw.Trials) >= 2 {
+		res.Noise = calibrate.Noise(raw.Rows, raw.Trials)
+	}
+	if c.format == "json" {
+		return res.WriteJSON(stdout)
+	}
+	return res.WriteText(stdout)
+}

@@ -1,0 +1,289 @@
+package ab
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// buildOnce builds the plain driver of the working tree once per test
+// binary: building is the slow part (seconds), running is milliseconds.
+var (
+	buildOnce sync.Once
+	builtPath string
+	buildErr  error
+	buildDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+func plainDriver(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kcbench-abtest-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		mod, err := ModuleRoot(".")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildDir = dir
+		builtPath = filepath.Join(dir, "driver")
+		buildErr = Build(context.Background(), BuildSpec{Dir: mod, Label: "working tree"}, builtPath)
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtPath
+}
+
+func startTwo(t *testing.T) (a, b *Driver) {
+	t.Helper()
+	path := plainDriver(t)
+	a, err := Start(path, "A", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	b, err = Start(path, "B", []string{"GOGC=100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return a, b
+}
+
+// TestRunPairs runs a tiny A/A comparison of two driver processes and
+// checks its shape: every row has one pair per kept round, the op count
+// is fixed, and the progress callback saw every round.
+func TestRunPairs(t *testing.T) {
+	a, b := startTwo(t)
+	if !strings.HasPrefix(a.Info, "kcbench-abdriver/1 ") || !strings.HasSuffix(a.Info, "kcslow=off") {
+		t.Errorf("Info = %q", a.Info)
+	}
+	var rounds []int
+	res, err := Run(context.Background(), Config{
+		Rows:       []string{"AwaitCached/backend=goroutine", "JobCreate/backend=peer-go"},
+		Sides:      []*Driver{a, b},
+		Rounds:     8,
+		Discard:    1,
+		SampleTime: time.Millisecond,
+		Warm:       0.1,
+		Progress:   func(p Progress) { rounds = append(rounds, p.Round) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds != 8 || len(rounds) != 8 || rounds[7] != 8 {
+		t.Errorf("rounds %d, progress calls %v; want 8", res.Rounds, rounds)
+	}
+	for _, r := range res.Rows {
+		if r.Ops < 1 || len(r.Ns[0]) != 7 || len(r.Ns[1]) != 7 {
+			t.Errorf("%s: ops %d, %d and %d samples; want 7 a side", r.Name, r.Ops, len(r.Ns[0]), len(r.Ns[1]))
+		}
+		for i, p := range r.Pairs(1) {
+			if !(p.A > 0 && p.B > 0) {
+				t.Errorf("%s: pair %d = %+v", r.Name, i, p)
+			}
+		}
+	}
+}
+
+// TestRunPrecisionBudget checks that an unreachable precision makes the
+// rows keep running until the budget is spent, and not much longer.
+func TestRunPrecisionBudget(t *testing.T) {
+	a, b := startTwo(t)
+	var last Progress
+	res, err := Run(context.Background(), Config{
+		Rows: []string{"AwaitCached/backend=goroutine"}, Sides: []*Driver{a, b},
+		Rounds: 6, SampleTime: time.Millisecond, Precision: 1e-9, Budget: 2 * time.Second,
+		Progress: func(p Progress) { last = p },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds <= 6 {
+		t.Errorf("ran %d rounds; an unreachable precision should add rounds until the budget", res.Rounds)
+	}
+	if len(last.Converging) != 0 {
+		t.Errorf("after the budget, rows still converging: %v", last.Converging)
+	}
+	if res.Elapsed > 30*time.Second {
+		t.Errorf("a 2s budget ran %v", res.Elapsed)
+	}
+}
+
+func TestDriverErrors(t *testing.T) {
+	a, _ := startTwo(t)
+	if _, err := a.Bench("NoSuchWorkload/backend=stealing", "1x", 0); err == nil || !strings.Contains(err.Error(), "NoSuchWorkload") {
+		t.Errorf("unknown workload: err = %v", err)
+	}
+	if _, err := a.Bench("JobCreate/backend=nope", "1x", 0); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown backend: err = %v", err)
+	}
+	if _, err := a.Bench("JobCreate", "1x", 0); err == nil || !strings.Contains(err.Error(), "bad benchmark name") {
+		t.Errorf("bad name: err = %v", err)
+	}
+	// The driver survives bad requests.
+	if s, err := a.Bench("AwaitCached/backend=goroutine", "10x", 0); err != nil || s.N != 10 {
+		t.Errorf("after errors: %+v, %v", s, err)
+	}
+	if _, err := Run(context.Background(), Config{Rows: []string{"x"}, Sides: []*Driver{a}, Rounds: 8, SampleTime: time.Millisecond}); !errors.Is(err, ErrConfig) {
+		t.Errorf("one side: err = %v", err)
+	}
+}
+
+func TestWorktreeBadRef(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	mod, err := ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := git(context.Background(), mod, "rev-parse", "--show-toplevel"); err != nil {
+		t.Skip("not in a git checkout")
+	}
+	for _, ref := range []string{"no-such-ref-kcbench", "-x", ""} {
+		if _, err := AddWorktree(context.Background(), mod, ref); !errors.Is(err, ErrBadRef) {
+			t.Errorf("AddWorktree(%q): err = %v; want ErrBadRef", ref, err)
+		}
+	}
+	w, err := AddWorktree(context.Background(), mod, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Remove(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestStartOnCPUs starts a driver on CPU 0 only: on linux its Go runtime
+// must then see one CPU; elsewhere the request is refused.
+func TestStartOnCPUs(t *testing.T) {
+	path := plainDriver(t)
+	d, err := StartOn(path, "pinned", nil, []int{0})
+	if runtime.GOOS != "linux" {
+		if !errors.Is(err, ErrAffinity) {
+			t.Fatalf("StartOn on %s: err = %v; want ErrAffinity", runtime.GOOS, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if !strings.Contains(d.Info, " procs=1 ") {
+		t.Errorf("Info = %q; want procs=1", d.Info)
+	}
+	if err := d.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Info, " procs=1 ") {
+		t.Errorf("after Restart, Info = %q; want procs=1", d.Info)
+	}
+}
+
+// A tree without package perf cannot build the driver: a *BuildError
+// that names the side and carries the go command's message.
+func TestBuildWithoutPerf(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/old\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Build(context.Background(), BuildSpec{Dir: dir, Label: "base old"}, filepath.Join(dir, "driver"))
+	var be *BuildError
+	if !errors.Is(err, ErrBuild) || !errors.As(err, &be) || be.Label != "base old" ||
+		!strings.Contains(err.Error(), "github.com/kcbench/kcbench/perf") {
+		t.Errorf("err = %v; want a *BuildError naming the missing perf package", err)
+	}
+}
+
+// TestKcslowBuilds builds the two kinds of kcslow driver: a counting
+// probe must see JobCreate pass at least one injection point per op, and
+// a build with 65536 steps a call must take at least 20µs an op (the
+// steps are a dependent chain of about 1.5 ns each: the bound is five
+// times looser than that on the fastest machine, and a plain JobCreate
+// costs about 1µs).
+func TestKcslowBuilds(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	mod, err := ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	const row = "JobCreate/backend=goroutine"
+	probe := filepath.Join(dir, "probe")
+	if err := Build(context.Background(), BuildSpec{Dir: mod, Kcslow: true, Count: true}, probe); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Start(probe, "probe", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if !strings.HasSuffix(d.Info, "kcslow=count") {
+		t.Errorf("probe Info = %q", d.Info)
+	}
+	s, err := d.Bench(row, "200x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Calls < 1 {
+		t.Errorf("probe: %v injection calls per op; want >= 1 (Launch)", s.Calls)
+	}
+	slow := filepath.Join(dir, "slow")
+	if err := Build(context.Background(), BuildSpec{Dir: mod, Kcslow: true, Steps: 1 << 16}, slow); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Start(slow, "slow", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	if !strings.HasSuffix(ds.Info, "kcslow=65536") {
+		t.Errorf("slow Info = %q", ds.Info)
+	}
+	s, err = ds.Bench(row, "50x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NsPerOp < 20000 {
+		t.Errorf("65536 steps a call: %.0f ns/op; want >= 20000", s.NsPerOp)
+	}
+}
+
+// A cancelled context stops Run before its next sample.
+func TestRunCancelled(t *testing.T) {
+	a, b := startTwo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, Config{Rows: []string{"AwaitCached/backend=goroutine"}, Sides: []*Driver{a, b}, Rounds: 6, SampleTime: time.Millisecond})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v; want context.Canceled", err)
+	}
+}

@@ -1,0 +1,254 @@
+package ab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
+)
+
+// ErrConfig reports an invalid Config.
+var ErrConfig = errors.New("invalid A/B config")
+
+// Order is the order of the sides within the rounds.
+type Order int
+
+const (
+	// Alternate runs the sides in order in even rounds and in reverse
+	// in odd rounds (ABBA ABBA ...), so that neither side is always
+	// the first of its pair.
+	Alternate Order = iota
+	// Fixed runs the sides in the same order every round (AB AB ...).
+	Fixed
+)
+
+// A Config configures Run.
+type Config struct {
+	// Rows are the benchmarks, as <Workload>/backend=<b>[/n=<k>].
+	Rows []string
+	// Sides are the drivers. Side 0 is the base; every other side is
+	// paired with it.
+	Sides []*Driver
+	// Rounds is the number of rounds every row runs (pairs per row and
+	// side); at least paired.MinPairs.
+	Rounds int
+	// SampleTime is the length of one sample. By default the first
+	// (discarded) run of a row on side 0 finds the op count that fills
+	// it and every later sample of the row, on every side, runs that
+	// many ops; with FixedTime every sample runs for SampleTime instead.
+	SampleTime time.Duration
+	FixedTime  bool
+	// Warm, when positive, runs an untimed warm-up of that fraction of
+	// a sample's ops before every sample.
+	Warm float64
+	// Order is the order of the sides in a round.
+	Order Order
+	// Discard drops the first Discard rounds of every row.
+	Discard int
+	// Respawn, when positive, restarts every driver process after every
+	// Respawn rounds (see Driver.Restart).
+	Respawn int
+	// Precision, when positive, keeps adding rounds to the rows whose
+	// paired interval (paired.HalfWidth, against side 0) is wider than
+	// it, until every row is that precise or Budget is spent.
+	Precision float64
+	// Budget bounds the wall time of the whole run (the first Rounds
+	// rounds always run); with Precision 0 the rounds go on until it is
+	// spent.
+	Budget time.Duration
+	// Alpha is the family-wise alpha, for the rows' MDE; 0.05 if 0.
+	Alpha float64
+	// Progress, if not nil, is called after every round.
+	Progress func(Progress)
+}
+
+// Progress describes the state after a round.
+type Progress struct {
+	Round      int
+	Elapsed    time.Duration
+	Converging []string  // the rows still running, by name
+	Widths     []float64 // their widest half width (fraction), Inf before it is known
+}
+
+// RowResult holds what one row measured.
+type RowResult struct {
+	Name string
+	// Ops is the op count of every sample (0 with FixedTime).
+	Ops int
+	// Ns are the ns/op of every kept round, per side: Ns[side][round].
+	Ns [][]float64
+	// Calls is side-wise kcslow calls per op, averaged over the
+	// samples (0 outside counting builds).
+	Calls []float64
+}
+
+// Pairs returns the pairs of side against side 0.
+func (r *RowResult) Pairs(side int) []paired.Pair {
+	out := make([]paired.Pair, len(r.Ns[0]))
+	for i := range out {
+		out[i] = paired.Pair{A: r.Ns[0][i], B: r.Ns[side][i]}
+	}
+	return out
+}
+
+// A Result is the outcome of Run.
+type Result struct {
+	Rows    []*RowResult
+	Rounds  int           // rounds run, the most of any row, discarded ones included
+	Elapsed time.Duration // wall time of the whole run
+}
+
+func (c *Config) check() error {
+	switch {
+	case len(c.Rows) == 0:
+		return fmt.Errorf("%w: no rows", ErrConfig)
+	case len(c.Sides) < 2:
+		return fmt.Errorf("%w: %d sides, need 2 or more", ErrConfig, len(c.Sides))
+	case c.Rounds-c.Discard < paired.MinPairs || c.Discard < 0:
+		return fmt.Errorf("%w: %d rounds with %d discarded leave fewer than %d pairs", ErrConfig, c.Rounds, c.Discard, paired.MinPairs)
+	case c.Precision > 0 && c.Budget == 0:
+		return fmt.Errorf("%w: a precision needs a budget", ErrConfig)
+	case c.SampleTime <= 0 || c.Precision < 0 || c.Budget < 0 || c.Warm < 0:
+		return fmt.Errorf("%w: sample time %v, precision %v, budget %v, warm %v", ErrConfig, c.SampleTime, c.Precision, c.Budget, c.Warm)
+	}
+	return nil
+}
+
+// Run measures every row on every side in alternating rounds. It stops
+// at the first error, or between two samples when ctx is done (with
+// ctx's error).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if cfg.Alpha == 0 {
+		cfg.Alpha = 0.05
+	}
+	t0 := time.Now()
+	res := &Result{}
+	for _, name := range cfg.Rows {
+		r := &RowResult{Name: name, Ns: make([][]float64, len(cfg.Sides)), Calls: make([]float64, len(cfg.Sides))}
+		if !cfg.FixedTime {
+			// The first run ramps up to SampleTime as testing.Benchmark
+			// does; it is a warm-up, and its N fixes the op count.
+			s, err := cfg.Sides[0].Bench(name, cfg.SampleTime.String(), 0)
+			if err != nil {
+				return nil, err
+			}
+			r.Ops = max(1, int(math.Round(float64(cfg.SampleTime.Nanoseconds())/s.NsPerOp)))
+		}
+		res.Rows = append(res.Rows, r)
+	}
+	active := make([]bool, len(res.Rows))
+	for i := range active {
+		active[i] = true
+	}
+	for round := 0; ; round++ {
+		for i, r := range res.Rows {
+			if !active[i] {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("A/B run stopped in round %d: %w", round+1, err)
+			}
+			if err := cfg.runRound(r, round); err != nil {
+				return nil, err
+			}
+		}
+		res.Rounds = round + 1
+		if cfg.Respawn > 0 && (round+1)%cfg.Respawn == 0 {
+			for _, d := range cfg.Sides {
+				if err := d.Restart(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		done := round+1 >= cfg.Rounds
+		var prog Progress
+		if round+1 >= cfg.Rounds {
+			over := cfg.Budget > 0 && time.Since(t0) >= cfg.Budget
+			for i, r := range res.Rows {
+				w := cfg.width(r)
+				switch {
+				case over || cfg.Budget == 0 && cfg.Precision == 0:
+					active[i] = false
+				case cfg.Precision > 0:
+					active[i] = w > cfg.Precision
+				}
+				if active[i] {
+					prog.Converging = append(prog.Converging, r.Name)
+					prog.Widths = append(prog.Widths, w)
+				}
+			}
+			done = !slices.Contains(active, true)
+		} else {
+			for _, r := range res.Rows {
+				prog.Converging = append(prog.Converging, r.Name)
+				prog.Widths = append(prog.Widths, math.Inf(1))
+			}
+		}
+		prog.Round, prog.Elapsed = round+1, time.Since(t0)
+		if cfg.Progress != nil {
+			cfg.Progress(prog)
+		}
+		if done {
+			break
+		}
+	}
+	res.Elapsed = time.Since(t0)
+	return res, nil
+}
+
+// runRound takes one sample of r on every side.
+func (cfg *Config) runRound(r *RowResult, round int) error {
+	n := len(cfg.Sides)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	if cfg.Order == Alternate && round%2 == 1 {
+		slices.Reverse(order)
+	}
+	bt := cfg.SampleTime.String()
+	warm := 0
+	if !cfg.FixedTime {
+		bt = strconv.Itoa(r.Ops) + "x"
+		warm = int(math.Ceil(cfg.Warm * float64(r.Ops)))
+	}
+	got := make([]Sample, n)
+	for _, side := range order {
+		s, err := cfg.Sides[side].Bench(r.Name, bt, warm)
+		if err != nil {
+			return err
+		}
+		got[side] = s
+	}
+	if round < cfg.Discard {
+		return nil
+	}
+	for side, s := range got {
+		k := float64(len(r.Ns[side]))
+		r.Calls[side] = (r.Calls[side]*k + s.Calls) / (k + 1)
+		r.Ns[side] = append(r.Ns[side], s.NsPerOp)
+	}
+	return nil
+}
+
+// width is the widest paired half width of r over the sides, or +Inf
+// while it cannot be estimated.
+func (cfg *Config) width(r *RowResult) float64 {
+	w := 0.0
+	for side := 1; side < len(cfg.Sides); side++ {
+		e, err := paired.Analyze(r.Pairs(side), 0.95, cfg.Alpha/float64(len(cfg.Rows)))
+		if err != nil {
+			return math.Inf(1)
+		}
+		w = max(w, paired.HalfWidth(e))
+	}
+	return w
+}

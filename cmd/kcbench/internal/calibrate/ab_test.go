@@ -1,0 +1,85 @@
+package calibrate
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
+)
+
+// synthPairs returns n pairs around 100 with a drift shared by each pair
+// and 3% independent noise, B scaled by ratio.
+func synthPairs(rng *rand.Rand, ratio float64, n int) []paired.Pair {
+	out := make([]paired.Pair, n)
+	for i := range out {
+		drift := 1 + rng.Float64() // up to 2x, shared by the pair
+		out[i] = paired.Pair{A: 100 * drift * (1 + 0.03*rng.NormFloat64()), B: 100 * drift * ratio * (1 + 0.03*rng.NormFloat64())}
+	}
+	return out
+}
+
+func TestJudgeABAndNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	rows := []string{"JobCreate/backend=stealing", "ChanPingPong/backend=stealing"}
+	setup := []ABRowSetup{{Name: rows[0], BaseNs: 300, CallsPerOp: 1, StepNs: 1.5, Steps: []int{20}}, {Name: rows[1]}}
+	var trials []ABTrial
+	for range 20 {
+		tr := ABTrial{AA: [][]paired.Pair{synthPairs(rng, 1, 40), synthPairs(rng, 1, 40)},
+			Slowed: [][][]paired.Pair{{synthPairs(rng, 1.2, 40), synthPairs(rng, 1.2, 40)}}}
+		trials = append(trials, tr)
+	}
+	res := JudgeAB(setup, []float64{0.2}, trials, paired.Options{Alpha: 0.05, MaxRegress: 0.05, Confidence: 0.95})
+	if res.FalseAlarms > 1 {
+		t.Errorf("%d A/A false alarms in 20 trials of identical synthetic sides", res.FalseAlarms)
+	}
+	d := res.Detections[0]
+	if d.Detected != 40 || d.Rate != 1 {
+		t.Errorf("+20%% with 3%% noise: detected %d of 40", d.Detected)
+	}
+	for _, rd := range d.Rows {
+		if math.Abs(rd.Measured-1.2) > 0.02 {
+			t.Errorf("%s: measured ratio %v; want about 1.2", rd.Name, rd.Measured)
+		}
+	}
+	if !res.Acceptable(0.05, 0.9) {
+		t.Error("not acceptable")
+	}
+	res.Noise = Noise(rows, trials)
+	for _, n := range res.Noise {
+		if !(n.Q1 < 1 && n.Q3 > 1) || n.N != 800 {
+			t.Errorf("%s: A/A quartiles %v-%v of %d pairs", n.Name, n.Q1, n.Q3, n.N)
+		}
+		for _, e := range n.Estimators {
+			if math.Abs(e.Shift-math.Log(1.2)) > 0.03 || e.SD <= 0 || e.Z < 5 {
+				t.Errorf("%s %s: shift %v (want about %v), sd %v, z %v", n.Name, e.Name, e.Shift, math.Log(1.2), e.SD, e.Z)
+			}
+		}
+	}
+	var text, js bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"row JobCreate/backend=stealing: base 300.0 ns/op, 1.00 injection calls/op, 1.50 ns a step, steps per call [20]",
+		"A/A false alarms: ", "slowdown +20%: detected 40 (100.0%)",
+		"  JobCreate/backend=stealing: detected 20 of 20 (100.0%), measured ratio 1.",
+		"noise ChanPingPong/backend=stealing: A/A pair ratios IQR ",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "row ChanPingPong") {
+		t.Errorf("a row without setup printed a setup line:\n%s", text.String())
+	}
+	if err := res.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"false_alarm_rate"`) {
+		t.Errorf("json: %v\n%s", err, js.String())
+	}
+	aaOnly := JudgeAB(setup, nil, trials, paired.Options{Alpha: 0.05, MaxRegress: 0.05})
+	if len(aaOnly.Detections) != 0 || !aaOnly.Acceptable(0.05, 0.9) {
+		t.Errorf("A/A only: %+v", aaOnly)
+	}
+}

@@ -1,0 +1,239 @@
+package gate
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"golang.org/x/perf/benchunit"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
+)
+
+// An ABInput is one benchmark of an A/B run: the sec/op of the base
+// build and of the head build, pair by pair (Base[i] and Head[i] were
+// measured moments apart).
+type ABInput struct {
+	Name       string
+	Base, Head []float64
+}
+
+// An ABRun describes how an A/B run was made, for the report's header.
+type ABRun struct {
+	Base, Head string        // the two sides ("main (1a2b3c4)", "working tree")
+	Sample     string        // one sample ("10ms", "1000x")
+	Order      string        // "ABBA", "AB"
+	Elapsed    time.Duration // wall time of the measuring
+}
+
+// An ABRow is one judged row of an A/B run.
+type ABRow struct {
+	Name, Unit            string
+	BaseCenter, CurCenter float64 // medians of the two sides
+	Judged                paired.Judged
+	Target                results.Target
+	HasTarget             bool
+	Verdicts              []Verdict
+}
+
+// An ABReport is the outcome of JudgeAB.
+type ABReport struct {
+	Options Options
+	Run     ABRun
+	Rows    []*ABRow
+}
+
+// JudgeAB judges the paired sec/op of every input with paired.Judge
+// (Holm-corrected across the inputs, opts.MaxRegress, opts.Alpha) and
+// checks the spec targets on the head's medians.
+func JudgeAB(inputs []ABInput, run ABRun, opts Options) *ABReport {
+	rep := &ABReport{Options: opts, Run: run}
+	rows := make([]paired.Row, len(inputs))
+	for i, in := range inputs {
+		pairs := make([]paired.Pair, min(len(in.Base), len(in.Head)))
+		for k := range pairs {
+			pairs[k] = paired.Pair{A: in.Base[k], B: in.Head[k]}
+		}
+		rows[i] = paired.Row{Name: in.Name, Unit: results.SecPerOp, Pairs: pairs}
+	}
+	judged := paired.Judge(rows, paired.Options{Alpha: opts.Alpha, MaxRegress: opts.MaxRegress, Confidence: 0.95})
+	for i, j := range judged {
+		in := inputs[i]
+		r := &ABRow{Name: in.Name, Unit: results.SecPerOp, Judged: j, BaseCenter: median(in.Base), CurCenter: median(in.Head)}
+		r.Target, r.HasTarget = results.TargetFor(seriesOf(in.Name))
+		switch j.Verdict {
+		case paired.OK:
+			r.Verdicts = []Verdict{OK}
+		case paired.Regressed:
+			r.Verdicts = []Verdict{Regressed}
+		case paired.Improved:
+			r.Verdicts = []Verdict{Improved}
+		default: // TooFew, or any row paired could not judge
+			r.Verdicts = []Verdict{TooFewSamples}
+		}
+		if r.HasTarget && len(in.Head) > 0 && !r.Target.Met(r.CurCenter) && r.Verdicts[0] != TooFewSamples {
+			if r.Verdicts[0] == OK {
+				r.Verdicts = nil
+			}
+			r.Verdicts = append(r.Verdicts, TargetMissed)
+		}
+		rep.Rows = append(rep.Rows, r)
+	}
+	return rep
+}
+
+// seriesOf returns the identity of a <Workload>/backend=<b>[/n=<k>] name.
+func seriesOf(name string) *results.Series {
+	s := &results.Series{Name: name, Unit: results.SecPerOp}
+	parts := strings.Split(name, "/")
+	s.Workload = parts[0]
+	for _, p := range parts[1:] {
+		if b, ok := strings.CutPrefix(p, "backend="); ok {
+			s.Backend = b
+		} else if n, ok := strings.CutPrefix(p, "n="); ok {
+			s.N = n
+		}
+	}
+	return s
+}
+
+// median returns the median of xs (NaN when empty).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Sorted(slices.Values(xs))
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+// Err summarizes the report as Report.Err does.
+func (rep *ABReport) Err() error {
+	return summarize(rep.Rows, rep.Options, func(r *ABRow) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts })
+}
+
+// summarize is the shared part of Err: rows that could not be judged
+// first (ErrTooFewSamples), then failing rows (ErrFailed).
+func summarize[R any](rows []R, o Options, id func(R) (string, []Verdict)) error {
+	var few, failing []string
+	for _, r := range rows {
+		name, vs := id(r)
+		switch {
+		case slices.Contains(vs, TooFewSamples):
+			few = append(few, name)
+		case slices.ContainsFunc(vs, Verdict.Failing):
+			failing = append(failing, name)
+		}
+	}
+	if len(few) > 0 {
+		return fmt.Errorf("%w (need >= %d pairs): %s", ErrTooFewSamples, paired.MinPairs, strings.Join(few, ", "))
+	}
+	if len(failing) > 0 {
+		return fmt.Errorf("%w: %d row(s): %s", ErrFailed, len(failing), strings.Join(failing, ", "))
+	}
+	return nil
+}
+
+// WriteText writes the A/B report: a header saying what was compared and
+// how, one line per row (medians, the paired ratio head/base with its 95%
+// interval, the minimum detectable effect at 90% power, the raw and
+// Holm-adjusted p-values, the pairs, the target and the verdicts), one
+// FAIL line per failing row and a final PASS or FAIL line.
+func (rep *ABReport) WriteText(w io.Writer) error {
+	var b strings.Builder
+	o, run := rep.Options, rep.Run
+	fmt.Fprintf(&b, "gate: %s (base) vs %s (head), paired %s rounds of %s samples\n", run.Base, run.Head, run.Order, run.Sample)
+	fmt.Fprintf(&b, "%d rows, max regression %s, alpha %v (Holm over %d rows); ratio = head/base of sec/op, mde = smallest change detectable at 90%% power\n\n",
+		len(rep.Rows), formatPct(o.MaxRegress), o.Alpha, len(rep.Rows))
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "benchmark\tunit\tbase\thead\tratio\t95% interval\tmde\tp\tp(holm)\tpairs\ttarget\tverdict")
+	failing := 0
+	for _, r := range rep.Rows {
+		fmt.Fprintln(tw, strings.Join(r.cells(), "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rep.Rows {
+		if why := r.reason(o); why != "" {
+			if failing == 0 {
+				b.WriteString("\n")
+			}
+			failing++
+			fmt.Fprintf(&b, "FAIL %s %s: %s\n", r.Name, r.Unit, why)
+		}
+	}
+	if failing == 0 {
+		fmt.Fprintf(&b, "\nPASS: %d rows\n", len(rep.Rows))
+	} else {
+		fmt.Fprintf(&b, "\nFAIL: %d of %d rows\n", failing, len(rep.Rows))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cells returns the table cells of r.
+func (r *ABRow) cells() []string {
+	e := r.Judged.Est
+	class := benchunit.ClassOf(r.Unit)
+	scale := benchunit.CommonScale([]float64{r.BaseCenter, r.CurCenter}, class)
+	cell := func(x float64) string {
+		if math.IsNaN(x) {
+			return "-"
+		}
+		return scale.Format(x)
+	}
+	ratio, interval, mde, p, padj := "-", "-", "-", "-", "-"
+	if r.Verdicts[0] != TooFewSamples {
+		ratio = fmt.Sprintf("%.3f", e.Ratio)
+		interval = fmt.Sprintf("[%.3f, %.3f]", e.Lo, e.Hi)
+		mde = "±" + formatPctDigits(e.MDE)
+		p, padj = formatP(e.P), formatP(r.Judged.AdjP)
+	}
+	target := ""
+	if r.HasTarget {
+		target = "<= " + benchunit.Scale(r.Target.Max, class)
+	}
+	vs := make([]string, len(r.Verdicts))
+	for i, v := range r.Verdicts {
+		vs[i] = v.String()
+	}
+	return []string{r.Name, r.Unit, cell(r.BaseCenter), cell(r.CurCenter), ratio, interval, mde, p, padj,
+		fmt.Sprint(len(r.Judged.Row.Pairs)), target, strings.Join(vs, ",")}
+}
+
+// reason explains why r fails, or returns "".
+func (r *ABRow) reason(o Options) string {
+	var why []string
+	class := benchunit.ClassOf(r.Unit)
+	e := r.Judged.Est
+	for _, v := range r.Verdicts {
+		switch v {
+		case TooFewSamples:
+			why = append(why, fmt.Sprintf("too-few-samples: %d pairs, need >= %d usable ones (positive and finite)", len(r.Judged.Row.Pairs), paired.MinPairs))
+		case Regressed:
+			why = append(why, fmt.Sprintf("regressed: head/base %.3f [%.3f, %.3f], worse by more than %s, p(holm)=%s",
+				e.Ratio, e.Lo, e.Hi, formatPct(o.MaxRegress), formatP(r.Judged.AdjP)))
+		case TargetMissed:
+			why = append(why, fmt.Sprintf("target-missed: median %s > target %s",
+				benchunit.Scale(r.CurCenter, class), benchunit.Scale(r.Target.Max, class)))
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// formatPctDigits formats a fraction as a percentage with one decimal.
+func formatPctDigits(x float64) string {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return fmt.Sprint(x)
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
+}

@@ -1,0 +1,100 @@
+package gate
+
+import (
+	"errors"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// pairs returns n base values around ns (with a slow drift that both
+// sides share, as on a drifting machine) and head values ratio times
+// them with 2% independent noise.
+func pairs(rng *rand.Rand, ns, ratio float64, n int) (base, head []float64) {
+	for i := range n {
+		drift := 1 + 0.5*float64(i%7)/7 // up to 1.5x, shared by the pair
+		base = append(base, ns*1e-9*drift*(1+0.02*rng.NormFloat64()))
+		head = append(head, ns*1e-9*drift*ratio*(1+0.02*rng.NormFloat64()))
+	}
+	return base, head
+}
+
+func TestJudgeABGolden(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var in []ABInput
+	for _, c := range []struct {
+		name  string
+		ns, r float64
+		n     int
+	}{
+		{"JobCreate/backend=stealing", 300, 1.00, 40},
+		{"ChanPingPong/backend=stealing", 700, 1.15, 40},
+		{"AwaitCached/backend=vcore", 160, 1.00, 40},
+		{"FanOut/backend=stealing/n=10", 5000, 0.80, 40},
+		{"Select/backend=stealing", 500, 1.00, 3},
+	} {
+		b, h := pairs(rng, c.ns, c.r, c.n)
+		in = append(in, ABInput{Name: c.name, Base: b, Head: h})
+	}
+	rep := JudgeAB(in, ABRun{Base: "main (0123456789ab)", Head: "working tree", Sample: "10ms", Order: "ABBA", Elapsed: time.Minute}, DefaultOptions)
+	want := map[string]string{
+		"JobCreate/backend=stealing":    "[ok]",
+		"ChanPingPong/backend=stealing": "[regressed]",
+		"AwaitCached/backend=vcore":     "[target-missed]",
+		"FanOut/backend=stealing/n=10":  "[improved]",
+		"Select/backend=stealing":       "[too-few-samples]",
+	}
+	for _, r := range rep.Rows {
+		if got := fmtVerdicts(r.Verdicts); got != want[r.Name] {
+			t.Errorf("%s: verdicts %v, want %s", r.Name, r.Verdicts, want[r.Name])
+		}
+	}
+	if err := rep.Err(); !errors.Is(err, ErrTooFewSamples) {
+		t.Errorf("Err() = %v; want ErrTooFewSamples", err)
+	}
+	var out strings.Builder
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	goldenFile(t, "ab.golden", out.String())
+
+	// Without the row that has too few pairs, the failures are what Err
+	// reports.
+	rep = JudgeAB(in[:4], ABRun{Base: "main", Head: "working tree", Sample: "10ms", Order: "ABBA"}, DefaultOptions)
+	if err := rep.Err(); !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "ChanPingPong") || !strings.Contains(err.Error(), "AwaitCached/backend=vcore") {
+		t.Errorf("Err() = %v; want ErrFailed naming ChanPingPong and AwaitCached/backend=vcore", err)
+	}
+}
+
+func fmtVerdicts(vs []Verdict) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = v.String()
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// goldenFile compares got with testdata/name, or rewrites it under -update.
+func goldenFile(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update to rewrite):\n--- got\n%s--- want\n%s", name, got, want)
+	}
+}
