@@ -67,12 +67,8 @@ func JudgeAB(inputs []ABInput, run ABRun, opts Options) *ABReport {
 		r := &ABRow{Name: in.Name, Unit: results.SecPerOp, Judged: j, BaseCenter: median(in.Base), CurCenter: median(in.Head)}
 		r.Target, r.HasTarget = results.TargetFor(seriesOf(in.Name))
 		switch j.Verdict {
-		case paired.OK:
-			r.Verdicts = []Verdict{OK}
-		case paired.Regressed:
-			r.Verdicts = []Verdict{Regressed}
-		case paired.Improved:
-			r.Verdicts = []Verdict{Improved}
+		case paired.OK, paired.Improved, paired.Regressed:
+			r.Verdicts = []Verdict{Verdict(j.Verdict)}
 		default: // TooFew, or any row paired could not judge
 			r.Verdicts = []Verdict{TooFewSamples}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
 
@@ -185,5 +186,26 @@ func TestJudgeHolm(t *testing.T) {
 	}
 	if err := rep.Err(); err != nil {
 		t.Errorf("Err() = %v", err)
+	}
+}
+
+// The gate's verdicts print as the gate table's words, paired's shared
+// ones as paired prints them, and fail from Regressed on.
+func TestVerdictString(t *testing.T) {
+	for v, want := range map[Verdict]string{
+		OK: "ok", Improved: "improved", Regressed: "regressed",
+		TargetMissed: "target-missed", TooFewSamples: "too-few-samples", 7: "Verdict(7)", -1: "Verdict(-1)",
+	} {
+		if got := v.String(); got != want {
+			t.Errorf("Verdict(%d).String() = %q, want %q", int(v), got, want)
+		}
+		if got, want := v.Failing(), v == Regressed || v == TargetMissed || v == TooFewSamples || v == 7; got != want {
+			t.Errorf("%v.Failing() = %v, want %v", v, got, want)
+		}
+	}
+	for _, pv := range []paired.Verdict{paired.OK, paired.Improved, paired.Regressed} {
+		if got, want := Verdict(pv).String(), pv.String(); got != want {
+			t.Errorf("gate's %v prints %q, paired's %q", pv, got, want)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 )
 
 // ErrBadPercent reports a threshold that is not a percentage like "5%".
@@ -115,33 +117,29 @@ func Decide(c Comparison, pAdj, alpha, maxRegress float64) Verdict {
 	return OK
 }
 
-// A Verdict is the gate's judgement on one row.
+// A Verdict is the gate's judgement on one row: one of package paired's
+// verdicts OK, Improved and Regressed (same value, same name), or one of
+// the gate's own, TargetMissed and TooFewSamples.
 type Verdict int
 
 // Verdicts, from best to worst.
 const (
-	OK Verdict = iota
-	Improved
-	Regressed
-	TargetMissed
-	TooFewSamples
+	OK            = Verdict(paired.OK)
+	Improved      = Verdict(paired.Improved)
+	Regressed     = Verdict(paired.Regressed)
+	TargetMissed  = Regressed + 1
+	TooFewSamples = Regressed + 2
 )
 
 // String returns the verdict as printed in the gate's table.
 func (v Verdict) String() string {
 	switch v {
-	case OK:
-		return "ok"
-	case Improved:
-		return "improved"
-	case Regressed:
-		return "regressed"
 	case TargetMissed:
 		return "target-missed"
 	case TooFewSamples:
 		return "too-few-samples"
 	}
-	return "Verdict(" + strconv.Itoa(int(v)) + ")"
+	return paired.Verdict(v).String()
 }
 
 // Failing reports whether the verdict fails the gate.
