@@ -177,30 +177,12 @@ func Judge(rows []Row, opts Options) []Judged {
 			out[i].Verdict, out[i].Err = Invalid, err
 		}
 	}
-	// Tarone's rule: a row whose pairs are all equal (B/op and allocs/op
-	// of unchanged code, typically) has the sign-flip distribution of a
-	// single point, its smallest attainable p-value is 1, and it can
-	// never be rejected; leaving it out of the Holm family keeps the
-	// family-wise rate and spares the rows that vary a stricter level.
-	var family []int // indexes into judged of the rows in the Holm family
+	ps := make([]float64, len(judged))
 	for k, i := range judged {
-		if !allEqual(rows[i].Pairs) {
-			family = append(family, k)
-		}
+		ps[k] = out[i].Est.P
 	}
-	ps := make([]float64, len(family))
-	for f, k := range family {
-		ps[f] = out[judged[k]].Est.P
-	}
-	adjFamily := Holm(ps)
-	adj := make([]float64, len(judged))
-	for k := range adj {
-		adj[k] = 1
-	}
-	for f, k := range family {
-		adj[k] = adjFamily[f]
-	}
-	rowAlpha := opts.Alpha / float64(max(1, len(family)))
+	adj, family := HolmTarone(ps, func(k int) bool { return allEqual(rows[judged[k]].Pairs) })
+	rowAlpha := opts.Alpha / float64(max(1, family))
 	for k, i := range judged {
 		j := &out[i]
 		j.AdjP = adj[k]
@@ -242,6 +224,36 @@ func allEqual(pairs []Pair) bool {
 // change, exactly, and any change of every pair would show.
 func equalEstimate(n int) Estimate {
 	return Estimate{N: n, Ratio: 1, Lo: 1, Hi: 1, P: 1, SE: 0}
+}
+
+// HolmTarone returns the Holm-Bonferroni adjusted p-values of ps (in the
+// order of ps) over the family of the hypotheses that can reject, and the
+// size of that family. A hypothesis i with cannotReject(i) true, one
+// whose smallest attainable p-value is 1 (a row whose pairs are all
+// equal, or whose two samples hold one value between them: B/op and
+// allocs/op of unchanged code, typically), is left out of the family by
+// Tarone's rule and gets the adjusted p-value 1: it can never be
+// rejected, so leaving it out keeps the family-wise rate and spares the
+// hypotheses that vary a stricter level.
+func HolmTarone(ps []float64, cannotReject func(i int) bool) (adj []float64, family int) {
+	var in []int // indexes into ps of the family
+	for i := range ps {
+		if !cannotReject(i) {
+			in = append(in, i)
+		}
+	}
+	fps := make([]float64, len(in))
+	for f, i := range in {
+		fps[f] = ps[i]
+	}
+	adj = make([]float64, len(ps))
+	for i := range adj {
+		adj[i] = 1
+	}
+	for f, a := range Holm(fps) {
+		adj[in[f]] = a
+	}
+	return adj, len(in)
 }
 
 // Holm returns the Holm-Bonferroni adjusted p-values of ps, in the order

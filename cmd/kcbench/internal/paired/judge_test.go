@@ -24,6 +24,22 @@ func TestHolm(t *testing.T) {
 	}
 }
 
+func TestHolmTarone(t *testing.T) {
+	// 0.5 and 1 cannot reject: the family is 0.04, 0.01, 0.02 (Holm as above).
+	ps := []float64{0.04, 1, 0.01, 0.5, 0.02}
+	adj, m := HolmTarone(ps, func(i int) bool { return i == 1 || i == 3 })
+	want := []float64{0.04, 1, 0.03, 1, 0.04}
+	if m != 3 || !slices.EqualFunc(adj, want, func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }) {
+		t.Errorf("HolmTarone = %v, %d; want %v, 3", adj, m, want)
+	}
+	if adj, m := HolmTarone(ps, func(int) bool { return false }); m != 5 || !slices.Equal(adj, Holm(ps)) {
+		t.Errorf("HolmTarone with no hypothesis left out = %v, %d; want Holm's %v, 5", adj, m, Holm(ps))
+	}
+	if adj, m := HolmTarone(ps, func(int) bool { return true }); m != 0 || slices.ContainsFunc(adj, func(a float64) bool { return a != 1 }) {
+		t.Errorf("HolmTarone with every hypothesis left out = %v, %d; want all 1, 0", adj, m)
+	}
+}
+
 // slower returns n pairs whose B is A times ratio times a small
 // deterministic wobble (so that the ranks have no ties).
 func slower(n int, ratio float64) []Pair {
