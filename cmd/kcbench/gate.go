@@ -44,7 +44,8 @@ regressed, too-few-samples or target-missed.
 
 With -baseline, a benchmark regresses when its median got worse by more than
 -max-regress AND the change is significant: Mann-Whitney U test p-values,
-Holm-Bonferroni corrected across all comparisons, at most -alpha. "Worse"
+Holm-Bonferroni corrected across all comparisons (less the rows holding one
+value in both files, which can never differ), at most -alpha. "Worse"
 is higher for sec/op, B/op, allocs/op and latencies, lower for rates
 (units per second, or better=higher unit metadata). Independently, the
 median JobCreate sec/op must be <= 450ns and AwaitCached sec/op <= 150ns

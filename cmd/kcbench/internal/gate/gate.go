@@ -7,7 +7,11 @@
 // test of benchmath (the test benchstat uses), with the p-values
 // Holm-Bonferroni corrected over every comparison the gate makes, so
 // that the chance of at least one false alarm in a run stays at alpha
-// however many benchmarks there are. The size of a change is measured on
+// however many benchmarks there are. Rows whose two sides hold one value
+// between them (B/op and allocs/op of unchanged code, typically) can
+// never be significant and are left out of the correction's family
+// (Tarone's rule, paired.HolmTarone), which spares the rows that vary a
+// stricter level. The size of a change is measured on
 // the medians, in the unit's "worse" direction: up for sec/op, B/op,
 // allocs/op and latency percentiles, down for rates (units per second)
 // or units whose metadata says better=higher.
@@ -67,11 +71,12 @@ type Row struct {
 	// are Comparison, PAdj and the change verdicts meaningful.
 	Compared   bool
 	Comparison Comparison
-	// PAdj is the Holm-adjusted p-value.
+	// PAdj is the Holm-adjusted p-value (1 for a row constant on both
+	// sides, which is not in the Holm family).
 	PAdj float64
 	// MDE is the smallest change this unpaired comparison would have
 	// detected at 90% power, as a fraction (paired.UnpairedMDE at the
-	// strictest Holm level); 0 when not compared.
+	// strictest Holm level, alpha over Comparisons); 0 when not compared.
 	MDE float64
 	// base and cur are the compared samples, kept for MDE.
 	base, cur []float64
@@ -106,7 +111,8 @@ type Report struct {
 	Options Options
 	// Rows are the judged rows, in the current file's order.
 	Rows []*Row
-	// Comparisons is the size of the Holm-Bonferroni family.
+	// Comparisons is the size of the Holm-Bonferroni family: the
+	// compared rows less those constant on both sides.
 	Comparisons int
 	// OnlyBaseline and OnlyCurrent name the rows ("name unit") found
 	// in one file only and not judged.
@@ -186,19 +192,20 @@ func Judge(base, cur *results.Set, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// judge applies the Holm correction over the compared rows and sets
-// every row's verdicts.
+// judge applies the Holm correction over the compared rows, leaving out
+// those constant on both sides, and sets every row's verdicts.
 func judge(rep *Report, compared []*Row) {
 	ps := make([]float64, len(compared))
 	for i, r := range compared {
 		ps[i] = r.Comparison.P
 	}
-	rep.Comparisons = len(compared)
-	for i, p := range Holm(ps) {
-		r := compared[i]
-		r.PAdj = p
-		r.MDE = paired.UnpairedMDE(r.base, r.cur, rep.Options.Alpha/float64(len(compared)))
-		r.Verdicts = []Verdict{Decide(r.Comparison, p, rep.Options.Alpha, rep.Options.MaxRegress)}
+	adj, family := paired.HolmTarone(ps, func(i int) bool { return constant(compared[i].base, compared[i].cur) })
+	rep.Comparisons = family
+	rowAlpha := rep.Options.Alpha / float64(max(1, family))
+	for i, r := range compared {
+		r.PAdj = adj[i]
+		r.MDE = paired.UnpairedMDE(r.base, r.cur, rowAlpha)
+		r.Verdicts = []Verdict{Decide(r.Comparison, r.PAdj, rep.Options.Alpha, rep.Options.MaxRegress)}
 	}
 	for _, r := range rep.Rows {
 		if r.has(TooFewSamples) {
@@ -214,4 +221,17 @@ func judge(rep *Report, compared []*Row) {
 			r.Verdicts = []Verdict{OK} // target met, not in the baseline
 		}
 	}
+}
+
+// constant reports whether base and cur hold one value between them: the
+// U test then has p 1 under every relabelling of the values, so the row
+// can never be significant.
+func constant(base, cur []float64) bool {
+	all := slices.Concat(base, cur)
+	for _, x := range all {
+		if x != all[0] {
+			return false
+		}
+	}
+	return true
 }

@@ -34,23 +34,6 @@ func TestParsePercent(t *testing.T) {
 	}
 }
 
-func TestHolm(t *testing.T) {
-	// Sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1=0.04 -> max 0.06.
-	got := Holm([]float64{0.01, 0.04, 0.03, 0.005})
-	want := []float64{0.03, 0.06, 0.06, 0.02}
-	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-12 {
-			t.Fatalf("Holm = %v, want %v", got, want)
-		}
-	}
-	if got := Holm([]float64{0.9, 0.8}); got[0] != 1 || got[1] != 1 {
-		t.Errorf("Holm caps at 1: got %v", got)
-	}
-	if got := Holm(nil); len(got) != 0 {
-		t.Errorf("Holm(nil) = %v", got)
-	}
-}
-
 // spread returns n values around center with 1% noise.
 func spread(rng *rand.Rand, center float64, n int) []float64 {
 	v := make([]float64, n)
@@ -206,6 +189,39 @@ func TestVerdictString(t *testing.T) {
 	for _, pv := range []paired.Verdict{paired.OK, paired.Improved, paired.Regressed} {
 		if got, want := Verdict(pv).String(), pv.String(); got != want {
 			t.Errorf("gate's %v prints %q, paired's %q", pv, got, want)
+		}
+	}
+}
+
+// TestJudgeConstantRows checks that rows constant on both sides (B/op of
+// unchanged code) stay out of the Holm family: among 1 varying and 29
+// constant rows, 6 against 6 separated values (p = 0.0022) regress,
+// which they would not among 30 comparisons (0.0022*30 > 0.05).
+func TestJudgeConstantRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	base := lines(rng, "W/backend=stealing-2", 1000, 6)
+	cur := lines(rng, "W/backend=stealing-2", 1500, 6)
+	for i := range 29 {
+		for range 6 {
+			line := fmt.Sprintf("BenchmarkC%d/backend=stealing-2 1000 100 ns/op\n", i)
+			base += line
+			cur += line
+		}
+	}
+	rep, err := Judge(writeSet(t, base), writeSet(t, cur), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Comparisons != 1 {
+		t.Errorf("Comparisons = %d, want 1 (the constant rows left out)", rep.Comparisons)
+	}
+	for _, r := range rep.Rows {
+		want, wantP := OK, 1.0
+		if r.Name == "W/backend=stealing-2" {
+			want, wantP = Regressed, r.Comparison.P
+		}
+		if r.Verdicts[0] != want || r.PAdj != wantP {
+			t.Errorf("%s: p(holm) %v, verdicts %v; want %v, %v", r.Name, r.PAdj, r.Verdicts, wantP, want)
 		}
 	}
 }

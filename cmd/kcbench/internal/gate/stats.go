@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -77,27 +76,6 @@ func Compare(base, cur []float64, better int) Comparison {
 		c.Worse = -c.Change
 	}
 	return c
-}
-
-// Holm returns the Holm-Bonferroni adjusted p-values of ps, in the
-// order of ps: sorting ascending, the i-th smallest (from 0) becomes
-// the running maximum of (m-i)*p, capped at 1. A hypothesis is rejected
-// at family-wise error rate alpha exactly when its adjusted p-value is
-// <= alpha, which is Holm's step-down procedure.
-func Holm(ps []float64) []float64 {
-	m := len(ps)
-	order := make([]int, m)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ps[a], ps[b]) })
-	adj := make([]float64, m)
-	running := 0.0
-	for rank, i := range order {
-		running = math.Max(running, math.Min(1, float64(m-rank)*ps[i]))
-		adj[i] = running
-	}
-	return adj
 }
 
 // Decide returns the verdict on a comparison whose adjusted p-value is

@@ -16,6 +16,9 @@ func TestHolm(t *testing.T) {
 		// The running maximum keeps the adjusted values monotone, and
 		// they are capped at 1.
 		{[]float64{0.5, 0.001, 0.9, 0.3}, []float64{1, 0.004, 1, 0.9}},
+		// Sorted: 0.005·4, 0.01·3, 0.03·2, 0.04·1 -> running max 0.06.
+		{[]float64{0.01, 0.04, 0.03, 0.005}, []float64{0.03, 0.06, 0.06, 0.02}},
+		{[]float64{0.9, 0.8}, []float64{1, 1}},
 	} {
 		got := Holm(tc.ps)
 		if !slices.EqualFunc(got, tc.want, func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }) {
