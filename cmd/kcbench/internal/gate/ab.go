@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"golang.org/x/perf/benchunit"
@@ -149,29 +148,20 @@ func (rep *ABReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "gate: %s (base) vs %s (head), paired %s rounds of %s samples\n", run.Base, run.Head, run.Order, run.Sample)
 	fmt.Fprintf(&b, "%d rows, max regression %s, alpha %v (Holm over %d rows); ratio = head/base of sec/op, mde = smallest change detectable at 90%% power\n\n",
 		len(rep.Rows), formatPct(o.MaxRegress), o.Alpha, len(rep.Rows))
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark\tunit\tbase\thead\tratio\t95% interval\tmde\tp\tp(holm)\tpairs\ttarget\tverdict")
-	failing := 0
-	for _, r := range rep.Rows {
-		fmt.Fprintln(tw, strings.Join(r.cells(), "\t"))
+	cells := make([][]string, len(rep.Rows))
+	for i, r := range rep.Rows {
+		cells[i] = r.cells()
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(&b, "benchmark\tunit\tbase\thead\tratio\t95% interval\tmde\tp\tp(holm)\tpairs\ttarget\tverdict", cells); err != nil {
 		return err
 	}
+	var fails []string
 	for _, r := range rep.Rows {
 		if why := r.reason(o); why != "" {
-			if failing == 0 {
-				b.WriteString("\n")
-			}
-			failing++
-			fmt.Fprintf(&b, "FAIL %s %s: %s\n", r.Name, r.Unit, why)
+			fails = append(fails, fmt.Sprintf("%s %s: %s", r.Name, r.Unit, why))
 		}
 	}
-	if failing == 0 {
-		fmt.Fprintf(&b, "\nPASS: %d rows\n", len(rep.Rows))
-	} else {
-		fmt.Fprintf(&b, "\nFAIL: %d of %d rows\n", failing, len(rep.Rows))
-	}
+	writeOutcome(&b, len(rep.Rows), fails)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -194,16 +184,8 @@ func (r *ABRow) cells() []string {
 		mde = "±" + formatPctDigits(e.MDE)
 		p, padj = formatP(e.P), formatP(r.Judged.AdjP)
 	}
-	target := ""
-	if r.HasTarget {
-		target = "<= " + benchunit.Scale(r.Target.Max, class)
-	}
-	vs := make([]string, len(r.Verdicts))
-	for i, v := range r.Verdicts {
-		vs[i] = v.String()
-	}
 	return []string{r.Name, r.Unit, cell(r.BaseCenter), cell(r.CurCenter), ratio, interval, mde, p, padj,
-		fmt.Sprint(len(r.Judged.Row.Pairs)), target, strings.Join(vs, ",")}
+		fmt.Sprint(len(r.Judged.Row.Pairs)), targetCell(r.Target, r.HasTarget, class), verdictCell(r.Verdicts)}
 }
 
 // reason explains why r fails, or returns "".
@@ -219,8 +201,7 @@ func (r *ABRow) reason(o Options) string {
 			why = append(why, fmt.Sprintf("regressed: head/base %.3f [%.3f, %.3f], worse by more than %s, p(holm)=%s",
 				e.Ratio, e.Lo, e.Hi, formatPct(o.MaxRegress), formatP(r.Judged.AdjP)))
 		case TargetMissed:
-			why = append(why, fmt.Sprintf("target-missed: median %s > target %s",
-				benchunit.Scale(r.CurCenter, class), benchunit.Scale(r.Target.Max, class)))
+			why = append(why, targetMissed(r.CurCenter, r.Target, class))
 		}
 	}
 	return strings.Join(why, "; ")

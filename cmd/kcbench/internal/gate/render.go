@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 
 	"golang.org/x/perf/benchunit"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
 
 // WriteText writes the report: a table with one line per judged row and
@@ -19,12 +21,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "gate: %d rows, %d comparisons, max regression %s, alpha %v (Holm-Bonferroni), >= %d samples per side\n",
 		len(rep.Rows), rep.Comparisons, formatPct(o.MaxRegress), o.Alpha, o.MinSamples)
 	fmt.Fprintf(&b, "unpaired comparison with a stored baseline: mde = smallest change detectable at 90%% power, valid only if both files come from the same quiet machine\n\n")
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark\tunit\tbaseline\tcurrent\tchange\tmde\tp\tp(holm)\tn\ttarget\tverdict")
-	for _, r := range rep.Rows {
-		fmt.Fprintln(tw, strings.Join(r.cells(), "\t"))
+	cells := make([][]string, len(rep.Rows))
+	for i, r := range rep.Rows {
+		cells[i] = r.cells()
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(&b, "benchmark\tunit\tbaseline\tcurrent\tchange\tmde\tp\tp(holm)\tn\ttarget\tverdict", cells); err != nil {
 		return err
 	}
 	if len(rep.OnlyBaseline) > 0 {
@@ -33,23 +34,66 @@ func (rep *Report) WriteText(w io.Writer) error {
 	if len(rep.OnlyCurrent) > 0 {
 		fmt.Fprintf(&b, "\nnot in the baseline (not judged): %s\n", strings.Join(rep.OnlyCurrent, ", "))
 	}
-	failing := 0
+	var fails []string
 	for _, r := range rep.Rows {
 		if r.Failing() {
-			if failing == 0 {
-				b.WriteString("\n")
-			}
-			failing++
-			fmt.Fprintf(&b, "FAIL %s %s: %s\n", r.Name, r.Unit, rep.reason(r))
+			fails = append(fails, fmt.Sprintf("%s %s: %s", r.Name, r.Unit, rep.reason(r)))
 		}
 	}
-	if failing == 0 {
-		fmt.Fprintf(&b, "\nPASS: %d rows\n", len(rep.Rows))
-	} else {
-		fmt.Fprintf(&b, "\nFAIL: %d of %d rows\n", failing, len(rep.Rows))
-	}
+	writeOutcome(&b, len(rep.Rows), fails)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeTable writes a table to b: the header line and one line of cells
+// a row, tab-separated cells aligned in columns.
+func writeTable(b *strings.Builder, header string, rows [][]string) error {
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, cells := range rows {
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}
+
+// writeOutcome writes the end of a report to b: one "FAIL <fail>" line a
+// failing row ("name unit: why"), after a blank line, and the final
+// "PASS: n rows" or "FAIL: k of n rows" line.
+func writeOutcome(b *strings.Builder, n int, fails []string) {
+	if len(fails) > 0 {
+		b.WriteString("\n")
+	}
+	for _, f := range fails {
+		fmt.Fprintf(b, "FAIL %s\n", f)
+	}
+	if len(fails) == 0 {
+		fmt.Fprintf(b, "\nPASS: %d rows\n", n)
+	} else {
+		fmt.Fprintf(b, "\nFAIL: %d of %d rows\n", len(fails), n)
+	}
+}
+
+// targetCell is the target column of a row: "<= max", or "" without a
+// target.
+func targetCell(t results.Target, has bool, class benchunit.Class) string {
+	if !has {
+		return ""
+	}
+	return "<= " + benchunit.Scale(t.Max, class)
+}
+
+// verdictCell is the verdict column of a row: its verdicts, comma-separated.
+func verdictCell(vs []Verdict) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = v.String()
+	}
+	return strings.Join(s, ",")
+}
+
+// targetMissed explains a missed target: the current median is over it.
+func targetMissed(cur float64, t results.Target, class benchunit.Class) string {
+	return fmt.Sprintf("target-missed: median %s > target %s", benchunit.Scale(cur, class), benchunit.Scale(t.Max, class))
 }
 
 // cells returns the table cells of r.
@@ -70,15 +114,8 @@ func (r *Row) cells() []string {
 	if r.CurN > 0 {
 		cur = scale.Format(r.CurCenter)
 	}
-	target := ""
-	if r.HasTarget {
-		target = "<= " + benchunit.Scale(r.Target.Max, benchunit.ClassOf(r.Unit))
-	}
-	verdicts := make([]string, len(r.Verdicts))
-	for i, v := range r.Verdicts {
-		verdicts[i] = v.String()
-	}
-	return []string{r.Name, r.Unit, base, cur, change, mde, p, padj, n, target, strings.Join(verdicts, ",")}
+	return []string{r.Name, r.Unit, base, cur, change, mde, p, padj, n,
+		targetCell(r.Target, r.HasTarget, benchunit.ClassOf(r.Unit)), verdictCell(r.Verdicts)}
 }
 
 // reason explains why r fails.
@@ -100,8 +137,7 @@ func (rep *Report) reason(r *Row) string {
 				benchunit.Scale(r.Comparison.BaseCenter, class), benchunit.Scale(r.CurCenter, class),
 				formatChange(r.Comparison.Change), formatPct(rep.Options.MaxRegress), formatP(r.PAdj)))
 		case TargetMissed:
-			why = append(why, fmt.Sprintf("target-missed: median %s > target %s",
-				benchunit.Scale(r.CurCenter, class), benchunit.Scale(r.Target.Max, class)))
+			why = append(why, targetMissed(r.CurCenter, r.Target, class))
 		}
 	}
 	return strings.Join(why, "; ")
