@@ -112,29 +112,8 @@ func median(xs []float64) float64 {
 
 // Err summarizes the report as Report.Err does.
 func (rep *ABReport) Err() error {
-	return summarize(rep.Rows, rep.Options, func(r *ABRow) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts })
-}
-
-// summarize is the shared part of Err: rows that could not be judged
-// first (ErrTooFewSamples), then failing rows (ErrFailed).
-func summarize[R any](rows []R, o Options, id func(R) (string, []Verdict)) error {
-	var few, failing []string
-	for _, r := range rows {
-		name, vs := id(r)
-		switch {
-		case slices.Contains(vs, TooFewSamples):
-			few = append(few, name)
-		case slices.ContainsFunc(vs, Verdict.Failing):
-			failing = append(failing, name)
-		}
-	}
-	if len(few) > 0 {
-		return fmt.Errorf("%w (need >= %d pairs): %s", ErrTooFewSamples, paired.MinPairs, strings.Join(few, ", "))
-	}
-	if len(failing) > 0 {
-		return fmt.Errorf("%w: %d row(s): %s", ErrFailed, len(failing), strings.Join(failing, ", "))
-	}
-	return nil
+	need := fmt.Sprintf("need >= %d pairs", paired.MinPairs)
+	return summarize(rep.Rows, need, func(r *ABRow) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts })
 }
 
 // WriteText writes the A/B report: a header saying what was compared and

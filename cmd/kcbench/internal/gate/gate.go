@@ -123,17 +123,26 @@ type Report struct {
 // wrapping ErrTooFewSamples naming the rows that could not be judged,
 // else an error wrapping ErrFailed naming the failing rows.
 func (rep *Report) Err() error {
+	need := fmt.Sprintf("need >= %d per side", rep.Options.MinSamples)
+	return summarize(rep.Rows, need, func(r *Row) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts })
+}
+
+// summarize is the shared part of the reports' Err: the rows that could
+// not be judged first (ErrTooFewSamples, with need saying what they
+// lack), then the failing rows (ErrFailed).
+func summarize[R any](rows []R, need string, id func(R) (string, []Verdict)) error {
 	var few, failing []string
-	for _, r := range rep.Rows {
+	for _, r := range rows {
+		name, vs := id(r)
 		switch {
-		case r.has(TooFewSamples):
-			few = append(few, r.Name+" "+r.Unit)
-		case r.Failing():
-			failing = append(failing, r.Name+" "+r.Unit)
+		case slices.Contains(vs, TooFewSamples):
+			few = append(few, name)
+		case slices.ContainsFunc(vs, Verdict.Failing):
+			failing = append(failing, name)
 		}
 	}
 	if len(few) > 0 {
-		return fmt.Errorf("%w (need >= %d per side): %s", ErrTooFewSamples, rep.Options.MinSamples, strings.Join(few, ", "))
+		return fmt.Errorf("%w (%s): %s", ErrTooFewSamples, need, strings.Join(few, ", "))
 	}
 	if len(failing) > 0 {
 		return fmt.Errorf("%w: %d row(s): %s", ErrFailed, len(failing), strings.Join(failing, ", "))
