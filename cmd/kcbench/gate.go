@@ -129,6 +129,19 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return badInput(fmt.Errorf("%s vs %s: %w", fs.Arg(0), *baseline, err))
 	}
+	return writeGate(stdout, rep)
+}
+
+// A gateReport is the outcome of either gate mode.
+type gateReport interface {
+	WriteText(io.Writer) error
+	Err() error
+}
+
+// writeGate writes rep to stdout and returns its exit status as an
+// error: bad input (2) for rows that could not be judged, failure (1)
+// for failing rows, nil when every row passes.
+func writeGate(stdout io.Writer, rep gateReport) error {
 	if err := rep.WriteText(stdout); err != nil {
 		return err
 	}

@@ -77,16 +77,7 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, f *abFlags
 		inputs = append(inputs, gate.ABInput{Name: r.Name, Base: nsToSec(r.Ns[0]), Head: nsToSec(r.Ns[1])})
 	}
 	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed}, opts)
-	if err := rep.WriteText(stdout); err != nil {
-		return err
-	}
-	switch err := rep.Err(); {
-	case errors.Is(err, gate.ErrTooFewSamples):
-		return badInput(err)
-	case err != nil:
-		return failure(err)
-	}
-	return nil
+	return writeGate(stdout, rep)
 }
 
 // commonRows drops the rows that the base build does not know (asking
