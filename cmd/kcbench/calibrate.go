@@ -100,8 +100,9 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 			}
 			c.slowdowns = append(c.slowdowns, v)
 		}
-		if c.trials < 1 || !(c.alpha > 0 && c.alpha <= 1) {
-			return usageError("-trials must be >= 1 and -alpha in (0, 1]")
+		// Package paired takes alpha in (0, 1): at 1 it judges no row.
+		if c.trials < 1 || !(c.alpha > 0 && c.alpha < 1) {
+			return usageError("-trials must be >= 1 and -alpha in (0, 1)")
 		}
 		return runCalibrateAB(stdout, stderr, c)
 	}

@@ -98,8 +98,9 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 		if *baseline != "" || fs.NArg() != 0 {
 			return usageError("-base compares builds: it takes neither -baseline nor a results file")
 		}
-		if !(opts.Alpha > 0 && opts.Alpha <= 1) {
-			return usageError("-alpha must be in (0, 1], not %v", opts.Alpha)
+		// Package paired takes alpha in (0, 1): at 1 it judges no row.
+		if !(opts.Alpha > 0 && opts.Alpha < 1) {
+			return usageError("-alpha must be in (0, 1) with -base, not %v", opts.Alpha)
 		}
 		return runGateAB(stdout, stderr, *baseRef, *bench, *backends, &abf, opts)
 	}

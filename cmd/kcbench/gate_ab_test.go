@@ -41,6 +41,8 @@ func TestGateABUsage(t *testing.T) {
 		{[]string{"gate", "-base", "HEAD", "-count", "0"}, "-count must be >= 1"},
 		{[]string{"gate", "-base", "HEAD", "-bench", "NoSuchBenchmark"}, "no benchmark matches"},
 		{[]string{"gate"}, "gate needs -base or -baseline"},
+		{[]string{"gate", "-base", "HEAD", "-alpha", "1"}, "-alpha must be in (0, 1) with -base"},
+		{[]string{"calibrate", "-ab", "-alpha", "1"}, "-alpha in (0, 1)"},
 		{[]string{"calibrate", "-ab", "-backend", "peer-go"}, "the peers do not use"},
 		{[]string{"calibrate", "-ab", "-format", "xml"}, `-format "xml"`},
 	} {
