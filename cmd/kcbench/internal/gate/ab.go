@@ -125,8 +125,14 @@ func (rep *ABReport) WriteText(w io.Writer) error {
 	var b strings.Builder
 	o, run := rep.Options, rep.Run
 	fmt.Fprintf(&b, "gate: %s (base) vs %s (head), paired %s rounds of %s samples\n", run.Base, run.Head, run.Order, run.Sample)
+	family := 0
+	for _, r := range rep.Rows {
+		if r.Judged.InFamily {
+			family++
+		}
+	}
 	fmt.Fprintf(&b, "%d rows, max regression %s, alpha %v (Holm over %d rows); ratio = head/base of sec/op, mde = smallest change detectable at 90%% power\n\n",
-		len(rep.Rows), formatPct(o.MaxRegress), o.Alpha, len(rep.Rows))
+		len(rep.Rows), formatPct(o.MaxRegress), o.Alpha, family)
 	cells := make([][]string, len(rep.Rows))
 	for i, r := range rep.Rows {
 		cells[i] = r.cells()

@@ -122,6 +122,9 @@ type Judged struct {
 	// AdjP is the Holm-adjusted p-value (1 for rows not judged and for
 	// rows whose pairs are all equal).
 	AdjP float64
+	// InFamily says whether the row is in the Holm family: judged, and
+	// its pairs not all equal.
+	InFamily bool
 	// Detectable is the smallest worsening this row's Regressed verdict
 	// catches with probability Power: Est.Detectable at the strictest
 	// Holm level and MaxRegress. It is never below MaxRegress.
@@ -185,7 +188,7 @@ func Judge(rows []Row, opts Options) []Judged {
 	rowAlpha := opts.Alpha / float64(max(1, family))
 	for k, i := range judged {
 		j := &out[i]
-		j.AdjP = adj[k]
+		j.AdjP, j.InFamily = adj[k], !allEqual(j.Row.Pairs)
 		j.Est.MDE = mde(j.Est.SE, j.Est.N, rowAlpha, 0)
 		j.Detectable = j.Est.Detectable(rowAlpha, opts.MaxRegress)
 		worse := math.Log(j.Est.Ratio) // > 0: worse

@@ -84,6 +84,15 @@ func TestJudgeVerdicts(t *testing.T) {
 	}
 	// Holm over the 6 judged rows that vary (zero-allocs cannot
 	// reject and is left out): the strictest level is 0.05/6.
+	inFamily := 0
+	for _, j := range got {
+		if j.InFamily {
+			inFamily++
+		}
+	}
+	if inFamily != 6 {
+		t.Errorf("%d rows InFamily; want 6", inFamily)
+	}
 	for _, j := range got {
 		if j.Verdict == TooFew || j.Verdict == Invalid {
 			if j.AdjP != 1 || !math.IsInf(j.Detectable, 1) {
