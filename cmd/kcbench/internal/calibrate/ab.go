@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/montanaflynn/stats"
+
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 )
 
@@ -164,12 +166,8 @@ func medianOf(xs []float64) float64 {
 	if len(s) == 0 {
 		return 0
 	}
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
+	m, _ := stats.Median(s)
+	return m
 }
 
 // Acceptable reports whether the gate can be trusted with these settings:

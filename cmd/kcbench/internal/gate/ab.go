@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/montanaflynn/stats"
 	"golang.org/x/perf/benchunit"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
@@ -99,15 +99,8 @@ func seriesOf(name string) *results.Series {
 
 // median returns the median of xs (NaN when empty).
 func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Sorted(slices.Values(xs))
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
+	m, _ := stats.Median(xs) // NaN, ErrEmptyInput when empty
+	return m
 }
 
 // Err summarizes the report as Report.Err does.
