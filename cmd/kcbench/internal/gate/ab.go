@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/montanaflynn/stats"
+	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchunit"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
@@ -82,19 +83,11 @@ func JudgeAB(inputs []ABInput, run ABRun, opts Options) *ABReport {
 	return rep
 }
 
-// seriesOf returns the identity of a <Workload>/backend=<b>[/n=<k>] name.
+// seriesOf returns the identity of an A/B row's sec/op, parsed from its
+// benchmark name as results files' names are (results.Identify).
 func seriesOf(name string) *results.Series {
-	s := &results.Series{Name: name, Unit: results.SecPerOp}
-	parts := strings.Split(name, "/")
-	s.Workload = parts[0]
-	for _, p := range parts[1:] {
-		if b, ok := strings.CutPrefix(p, "backend="); ok {
-			s.Backend = b
-		} else if n, ok := strings.CutPrefix(p, "n="); ok {
-			s.N = n
-		}
-	}
-	return s
+	id := results.Identify(&benchfmt.Result{Name: benchfmt.Name(name)})
+	return &results.Series{ID: id, Name: name, Unit: results.SecPerOp}
 }
 
 // median returns the median of xs (NaN when empty).

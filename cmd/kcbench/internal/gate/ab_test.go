@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -96,5 +98,25 @@ func goldenFile(t *testing.T, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs (go test -update to rewrite):\n--- got\n%s--- want\n%s", name, got, want)
+	}
+}
+
+// An A/B row's name parses as in a results file: backend, size and the
+// spec target (none for a peer or a latency line).
+func TestSeriesOf(t *testing.T) {
+	for _, tc := range []struct {
+		name, workload, backend, n string
+		target                     bool
+	}{
+		{"JobCreate/backend=stealing", "JobCreate", "stealing", "", true},
+		{"JobCreate/backend=peer-go", "JobCreate", "peer-go", "", false},
+		{"FanOut/backend=vcore/n=10", "FanOut", "vcore", "10", false},
+		{"Latency/AwaitCached/backend=stealing", "AwaitCached", "stealing", "", false},
+	} {
+		s := seriesOf(tc.name)
+		_, target := results.TargetFor(s)
+		if s.Workload != tc.workload || s.Backend != tc.backend || s.N != tc.n || target != tc.target {
+			t.Errorf("seriesOf(%q) = %+v, target %v; want %s, %s, n %q, target %v", tc.name, s.ID, target, tc.workload, tc.backend, tc.n, tc.target)
+		}
 	}
 }
