@@ -11,10 +11,10 @@
 // between them (B/op and allocs/op of unchanged code, typically) can
 // never be significant and are left out of the correction's family
 // (Tarone's rule, paired.HolmTarone), which spares the rows that vary a
-// stricter level. The size of a change is measured on
-// the medians, in the unit's "worse" direction: up for sec/op, B/op,
-// allocs/op and latency percentiles, down for rates (units per second)
-// or units whose metadata says better=higher.
+// stricter level. The size of a change is measured on the medians, in
+// the unit's "worse" direction: up for sec/op, B/op, allocs/op and
+// latency percentiles, down for rates (units per second) or units whose
+// metadata says better=higher.
 //
 // Independently, every targeted series (JobCreate and AwaitCached sec/op
 // on a backend that is not a peer; see results.Targets) must have a
