@@ -78,7 +78,16 @@ func (j *Job) setCauseLocked(cause error) {
 }
 
 // cancel requests cancellation and runs the walk if due.
+//
+// An explicit request (Cancel, a timeout) first records the cancellation
+// of j's parent if it reached j only lazily (parentDown: j was not on the
+// parent's child list when the parent's walk ran): that cancellation came
+// first, so its cause wins and this request does not move j. A
+// propagated request needs no such look: it carries that same cause.
 func (j *Job) cancel(cause error, how cancelKind) bool {
+	if how != byPropagation && j.state.Load()&bitCancel == 0 && j.parentDown() {
+		j.takeParentCancel()
+	}
 	j.lockSlow()
 	moved, walk := j.requestCancelLocked(cause, how)
 	if walk {
@@ -236,7 +245,8 @@ func (j *Job) removeHookLocked(n *cancelNode) {
 
 // Cancel requests cancellation of j with the given cause (nil is allowed)
 // and of all its non-detached descendants. It returns true if this call
-// moved j to Cancelling; false if j was already cancelling or terminal. The
+// moved j to Cancelling; false if j was already cancelling (also when an
+// ancestor's cancellation already reached it) or terminal. The
 // first cause wins, except that an explicit cause replaces a timeout. Cost:
 // O(1) for j plus O(descendants) for the walk, which runs on the caller.
 func (j *Job) Cancel(cause error) bool { return j.cancel(cause, byCancel) }
