@@ -1,6 +1,10 @@
 package conformance
 
 import (
+	"runtime"
+	"sync/atomic"
+	"time"
+
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -8,12 +12,18 @@ import (
 // (conformance/model) found, each as a case that reproduces it directly:
 // a cancellation that reached a job only lazily (the job was not on its
 // parent's child list when the parent's walk ran) must count as that
-// job's first cancellation.
+// job's first cancellation, and a cancelled job must not complete a
+// channel operation after its cancellation.
 func modelFoundCases() []Case {
 	return []Case{
 		mk("LazyCancelFirstCauseWins", "02 first cancel wins, also when an ancestor's cancellation reached the job lazily", lazyCancelFirstCauseWins),
+		mk("CancelledProducerSendsNothing", "05 Channels: a cancelled job's Send does not commit after the cancel", cancelledProducerSendsNothing),
 	}
 }
+
+// raceBudget bounds how long the cases that hunt a race loop: enough rounds
+// to catch the old defects in a few runs, short enough for CI.
+const raceBudget = 2 * time.Second
 
 // A running child that is blocked outside kc (on a Go channel) is on no
 // child list, so its nursery's cancel walk does not reach it; the
@@ -46,6 +56,57 @@ func lazyCancelFirstCauseWins(rt *kc.Runtime, p *probe) {
 			ok = p.isNot("Join of that child", err, errCause2) && ok
 			ok = p.is("AwaitAll of the cancelled nursery", n.AwaitAll(j), kc.ErrCancelled, errCause) && ok
 			if !ok {
+				return nil
+			}
+		}
+		return nil
+	}))
+}
+
+// A producer whose nursery is cancelled before anyone receives from its
+// unbuffered channel cannot hand its value over: the Send commits only
+// with a receiver, which comes after the cancel, so the Send must end with
+// the cancellation and the Recv with the channel's close. The producer is
+// first let into its Send (it has passed its own cancellation check), so
+// the cancel races with the Send's commit.
+func cancelledProducerSendsNothing(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		stop := p.deadman("Recv from a cancelled producer", func() { j.Cancel(nil) })
+		defer stop()
+		end := time.Now().Add(raceBudget)
+		for round := 0; round < 200 || time.Now().Before(end) && round < 200000; round++ {
+			n, err := j.Open()
+			if !p.job("Open", n, err) {
+				return nil
+			}
+			var sending atomic.Bool
+			var sendErr error
+			out, err := kc.Produce(n, 0, func(pj *kc.Job, out *kc.Chan[int]) error {
+				sending.Store(true)
+				sendErr = out.Send(pj, round)
+				return sendErr
+			})
+			if !p.noErr("Produce", err) {
+				return nil
+			}
+			if round%2 == 1 {
+				// Bounded: a backend may run the producer only once this
+				// body blocks.
+				for i := 0; i < 1000 && !sending.Load(); i++ {
+					runtime.Gosched()
+				}
+			}
+			n.Cancel(nil)
+			v, err := out.Recv(j)
+			if err == nil {
+				p.failf("Recv after the producer's nursery was cancelled: got value %d (round %d); want no value", v, round)
+				return nil
+			}
+			if !p.is("Recv from the cancelled producer", err, kc.ErrClosed) ||
+				!p.is("AwaitAll of the cancelled nursery", n.AwaitAll(j), kc.ErrCancelled) {
+				return nil
+			}
+			if sendErr != nil && !p.is("the producer's Send", sendErr, kc.ErrCancelled) {
 				return nil
 			}
 		}

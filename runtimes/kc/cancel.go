@@ -273,6 +273,36 @@ func (j *Job) IsCancelled() bool {
 	return s&(bitCancel|bitShield) == bitCancel
 }
 
+// cancelSeen reports what IsCancelled would, but records nothing and takes
+// no lock, so that a channel operation may call it with the channel's mutex
+// held, at the moment it would commit: on its own job, and on the job of a
+// blocked counterpart before it claims that counterpart's wait node. Two
+// atomic loads (j's state word, the parent's down flag). Because Go atomics
+// are sequentially consistent and the commit is under the channel's mutex,
+// an operation that commits after a Cancel covering j has returned (as a
+// Recv that the canceller makes next observes) sees that cancellation; an
+// operation that does not see it is ordered before the Cancel.
+func (j *Job) cancelSeen() bool {
+	s := j.state.Load()
+	switch {
+	case s&bitShield != 0:
+		return false
+	case s&bitCancel != 0:
+		return true
+	}
+	return !stateOf(s).Terminal() && j.parentDown()
+}
+
+// cancelledErr is Check for a caller that saw j cancelled (cancelSeen, or
+// a wake by j's cancellation): it records a lazily reached cancellation on
+// j and returns j's cancellation error.
+func (j *Job) cancelledErr() error {
+	if err := j.Check(); err != nil {
+		return err
+	}
+	return j.cancelErr()
+}
+
 // Check is a cancellation checkpoint: nil, or, if j is cancelled (outside
 // Shield), the cancellation error, which matches ErrCancelled and wraps the
 // cause. A body that returns it ends Cancelled.
