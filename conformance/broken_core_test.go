@@ -42,6 +42,7 @@ func TestBrokenCore(t *testing.T) {
 		{"SelectRepeatedCaseQueuedTwice", faults.SelectRepeatAllowed, []string{"SelectRepeatedCase"}},
 		{"AwaitOfFailingChildCancelled", faults.AwaitCancelHidesOutcome, []string{"AwaitFailingChildAnyTiming"}},
 		{"DiscardWakesNoGet", faults.PoolGetIgnoresDiscard, []string{"PoolDiscardWakesGet"}},
+		{"FailurePublishedBeforeParentCancelled", faults.FailurePublishedFirst, []string{"JoinFailedChildSeesParentCancelled"}},
 		{"CancelledProducerLeavesChannelOpen", faults.CancelledProducerSkipsBody, []string{"ProduceCancelledBeforeStart", "ActorCancelledBeforeStart"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,12 +12,14 @@ import (
 // (conformance/model) found, each as a case that reproduces it directly:
 // a cancellation that reached a job only lazily (the job was not on its
 // parent's child list when the parent's walk ran) must count as that
-// job's first cancellation, and a cancelled job must not complete a
-// channel operation after its cancellation.
+// job's first cancellation, a cancelled job must not complete a channel
+// operation after its cancellation, and whoever sees a failed child
+// terminal must also see its parent cancelled by that failure.
 func modelFoundCases() []Case {
 	return []Case{
 		mk("LazyCancelFirstCauseWins", "02 first cancel wins, also when an ancestor's cancellation reached the job lazily", lazyCancelFirstCauseWins),
 		mk("CancelledProducerSendsNothing", "05 Channels: a cancelled job's Send does not commit after the cancel", cancelledProducerSendsNothing),
+		mk("JoinFailedChildSeesParentCancelled", "02 a child's failure cancels its parent before anyone sees the child terminal", joinFailedChildSeesParentCancelled),
 	}
 }
 
@@ -107,6 +109,49 @@ func cancelledProducerSendsNothing(rt *kc.Runtime, p *probe) {
 				return nil
 			}
 			if sendErr != nil && !p.is("the producer's Send", sendErr, kc.ErrCancelled) {
+				return nil
+			}
+		}
+		return nil
+	}))
+}
+
+// A child fails; its parent's body sees it terminal (State), joins it and
+// gets its failure. By then the failure has cancelled the parent: a
+// Launch on the parent is refused with ErrCancelled, and the scope ends
+// with the first failure, not a later one.
+func joinFailedChildSeesParentCancelled(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		end := time.Now().Add(raceBudget)
+		failed := false
+		for round := 0; !failed && (round < 200 || time.Now().Before(end) && round < 200000); round++ {
+			err := j.Scope(func(s *kc.Job) error {
+				failed = true // until the round's checks pass
+				c, err := s.Launch(func(cj *kc.Job) error {
+					_ = cj.Yield()
+					return errBoom
+				})
+				if !p.job("Launch", c, err) {
+					return nil
+				}
+				for !c.State().Terminal() {
+					runtime.Gosched()
+				}
+				if err := c.Join(s); !p.is("Join of the failed child", err, errBoom) {
+					return nil
+				}
+				if !p.check(s.IsCancelled(), "IsCancelled of the parent after Join of its failed child: got false; want true (round %d)", round) {
+					return nil
+				}
+				d, err := s.Launch(func(*kc.Job) error { return errBoom2 })
+				if err == nil {
+					p.failf("Launch after Join of a failed child: got job %v; want ErrCancelled (round %d)", d, round)
+					return nil
+				}
+				failed = !p.is("Launch after Join of a failed child", err, kc.ErrCancelled)
+				return nil
+			})
+			if !p.is("Scope whose child failed", err, errBoom) || !p.isNot("Scope whose child failed", err, errBoom2) {
 				return nil
 			}
 		}

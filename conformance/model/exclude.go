@@ -37,7 +37,13 @@ const (
 	// child's failure does nothing more, and no such failure reaches a job
 	// with a live nursery. (Join can see the child terminal before the
 	// child's failure has cancelled the waiter's job: the body then goes
-	// on as if nothing failed, and a later failure becomes its Result.)
+	// on as if nothing failed, and a later failure became its Result.
+	// That is fixed: a failure cancels the parent before the failed child
+	// is published terminal. Still open behind it: a cancel walk that
+	// wakes one child and fires a panicking OnCancel of another (a
+	// nursery's) is one step of the model, whose hook failure comes first;
+	// the woken child's body runs in parallel with the walk and its
+	// failure may reach the parent first, becoming its Result.)
 	ExclFailureAfterJoin
 	// ExclLazyCancel: no Cancel of a job that an ancestor's cancellation
 	// already reached. (A child that was not on its parent's child list when

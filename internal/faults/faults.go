@@ -81,6 +81,10 @@ const (
 	// SelectRepeatAllowed: Select takes one case value given twice, and
 	// queues its one wait node twice on the channel.
 	SelectRepeatAllowed
+	// FailurePublishedFirst: a failed child is published terminal before
+	// its failure cancels its parent, so a Join or State that sees it
+	// terminal may find the parent still accepting children.
+	FailurePublishedFirst
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import

@@ -40,4 +40,5 @@ const (
 	faultPoolGetIgnoresDiscard
 	faultAwaitCancelHidesOutcome
 	faultSelectRepeatAllowed
+	faultFailurePublishedFirst
 )

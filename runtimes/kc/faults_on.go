@@ -49,4 +49,5 @@ const (
 	faultPoolGetIgnoresDiscard         = faults.PoolGetIgnoresDiscard
 	faultAwaitCancelHidesOutcome       = faults.AwaitCancelHidesOutcome
 	faultSelectRepeatAllowed           = faults.SelectRepeatAllowed
+	faultFailurePublishedFirst         = faults.FailurePublishedFirst
 )
