@@ -38,12 +38,8 @@ const (
 	// with a live nursery. (Join can see the child terminal before the
 	// child's failure has cancelled the waiter's job: the body then goes
 	// on as if nothing failed, and a later failure became its Result.
-	// That is fixed: a failure cancels the parent before the failed child
-	// is published terminal. Still open behind it: a cancel walk that
-	// wakes one child and fires a panicking OnCancel of another (a
-	// nursery's) is one step of the model, whose hook failure comes first;
-	// the woken child's body runs in parallel with the walk and its
-	// failure may reach the parent first, becoming its Result.)
+	// Fixed: a failure cancels the parent before the failed child is
+	// published terminal.)
 	ExclFailureAfterJoin
 	// ExclLazyCancel: no Cancel of a job that an ancestor's cancellation
 	// already reached. (A child that was not on its parent's child list when
@@ -61,10 +57,10 @@ const (
 	ExclChanCommitAfterCancel
 )
 
-// KnownOpen is the exclusions of the defects still open in runtimes/kc.
-// The other exclusions name defects that are fixed; they stay so that the
-// checker can be pointed at an older core.
-const KnownOpen = ExclFailureAfterJoin
+// KnownOpen is the exclusions of the defects still open in runtimes/kc:
+// none. Every exclusion names a defect that is fixed; they stay so that
+// the checker can be pointed at an older core.
+const KnownOpen Exclude = 0
 
 var exclNames = []string{"RunCancelledCtx", "CancelBeforeStart", "PoolDiscard", "JoinOutcome",
 	"SelectRepeat", "NurseryCancel", "SelfWait", "FailureAfterJoin",
