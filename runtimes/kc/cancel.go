@@ -85,7 +85,7 @@ func (j *Job) setCauseLocked(cause error) {
 // first, so its cause wins and this request does not move j. A
 // propagated request needs no such look: it carries that same cause.
 func (j *Job) cancel(cause error, how cancelKind) bool {
-	if how != byPropagation && j.state.Load()&bitCancel == 0 && j.parentDown() {
+	if how != byPropagation && j.state.Load()&bitCancel == 0 && j.parentDown() && !j.rt.faults.has(faultLazyCancelIgnored) {
 		j.takeParentCancel()
 	}
 	j.lockSlow()

@@ -100,7 +100,7 @@ type sudog[T any] struct {
 // reached the job lazily (not listed), or came between the enqueue of s
 // and the registration of the waiter's cancel hook.
 func (s *sudog[T]) claim() bool {
-	if j := s.w.job; j != nil && j.cancelSeen() {
+	if j := s.w.job; j != nil && j.cancelSeen() && !j.rt.faults.has(faultChanCommitAfterCancel) {
 		s.w.p.wake(wakeCancel)
 		return false
 	}
