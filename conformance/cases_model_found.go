@@ -20,6 +20,7 @@ func modelFoundCases() []Case {
 		mk("LazyCancelFirstCauseWins", "02 first cancel wins, also when an ancestor's cancellation reached the job lazily", lazyCancelFirstCauseWins),
 		mk("CancelledProducerSendsNothing", "05 Channels: a cancelled job's Send does not commit after the cancel", cancelledProducerSendsNothing),
 		mk("JoinFailedChildSeesParentCancelled", "02 a child's failure cancels its parent before anyone sees the child terminal", joinFailedChildSeesParentCancelled),
+		mk("JoinChildWhoseFailureCancelledMe", "DESIGN a finished target gives its own outcome: Join right after its failure cancelled the waiter", joinChildWhoseFailureCancelledMe),
 	}
 }
 
@@ -152,6 +153,44 @@ func joinFailedChildSeesParentCancelled(rt *kc.Runtime, p *probe) {
 				return nil
 			})
 			if !p.is("Scope whose child failed", err, errBoom) || !p.isNot("Scope whose child failed", err, errBoom2) {
+				return nil
+			}
+		}
+		return nil
+	}))
+}
+
+// A child fails; its parent's body sees itself cancelled (by that failure)
+// and joins the child at once: the Join returns the child's own failure,
+// not the cancellation, however soon after the cancellation it comes
+// (the child may not be published terminal yet, but it is finishing).
+func joinChildWhoseFailureCancelledMe(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		end := time.Now().Add(raceBudget)
+		failed := false
+		for round := 0; !failed && (round < 200 || time.Now().Before(end) && round < 200000); round++ {
+			err := j.Scope(func(s *kc.Job) error {
+				failed = true // until the round's checks pass
+				c, err := s.Launch(func(cj *kc.Job) error {
+					_ = cj.Yield()
+					return errBoom
+				})
+				if !p.job("Launch", c, err) {
+					return nil
+				}
+				for !s.IsCancelled() {
+					runtime.Gosched()
+				}
+				err = c.Join(s)
+				if !p.is("Join of the failed child right after its failure cancelled the joiner", err, errBoom) ||
+					!p.isNot("Join of the failed child right after its failure cancelled the joiner", err, kc.ErrCancelled) {
+					p.failf("(round %d)", round)
+					return nil
+				}
+				failed = false
+				return nil
+			})
+			if !p.is("Scope whose child failed", err, errBoom) {
 				return nil
 			}
 		}
