@@ -112,37 +112,6 @@ func (j *Job) cancelWalk() {
 // cancelWalkLocked is cancelWalk for a caller that holds j.mu; it returns
 // with j.mu released.
 func (j *Job) cancelWalkLocked() {
-	var wk walkPlan
-	if j.beginWalkLocked(&wk) {
-		j.mu.Unlock()
-		j.runWalk(&wk)
-		return
-	}
-	j.mu.Unlock()
-}
-
-// walkPlan is what a cancel walk found under the lock (beginWalkLocked) and
-// does once it is released (runWalk): the listed children to cancel, the
-// hooks to fire and the cause.
-// It lives on the walker's stack: the first children in kids, the rest
-// in more.
-type walkPlan struct {
-	kids  [8]*Job
-	n     int    // children in kids
-	more  []*Job // children beyond len(kids)
-	hooks *cancelNode
-	cause error
-}
-
-// beginWalkLocked is the part of the cancel walk done under j.mu, which
-// the caller holds and keeps: it marks the walk begun (at most once per
-// job), takes a hold on j for it, stores down, snapshots the child list,
-// closes Done and takes the hooks. From then on j looks cancelled to every
-// observer: its children (listed or not) through down, OnCancel through
-// bitWalked. It reports false if no walk is due (one began already, or j
-// is finishing or terminal); on true the caller must call runWalk(wk)
-// once it has released j.mu.
-func (j *Job) beginWalkLocked(wk *walkPlan) bool {
 	s := j.state.Load()
 	// A nursery from Open has no body to end it: its cancellation ends it
 	// instead (spec 04 §2.3, Cancelling -> Cancelled once its children are
@@ -156,13 +125,16 @@ func (j *Job) beginWalkLocked(wk *walkPlan) bool {
 	}
 	for {
 		if s&bitWalked != 0 || stateOf(s).Terminal() || finishing(s) {
-			return false
+			j.mu.Unlock()
+			return
 		}
 		if j.state.CompareAndSwap(s, (s+oneHold)|bitWalked|ended) {
 			break
 		}
 		s = j.state.Load()
 	}
+	var buf [8]*Job
+	kids := buf[:0]
 	// With no holds before ours, j has no children, and outside a Shield
 	// none can attach from now on (refusal), so no child will ever read
 	// down: a leaf's walk skips the store.
@@ -171,37 +143,24 @@ func (j *Job) beginWalkLocked(wk *walkPlan) bool {
 		// snapshot sees it (list), an unlisted one sees it when it checks.
 		j.down.Store(1)
 		for c := j.head; c != nil; c = c.next {
-			if wk.n < len(wk.kids) {
-				wk.kids[wk.n] = c
-				wk.n++
-			} else {
-				wk.more = append(wk.more, c)
-			}
+			kids = append(kids, c)
 		}
 	}
 	if j.x != nil && j.x.done != nil {
 		close(j.x.done)
 	}
-	wk.hooks = j.hooks
+	hooks := j.hooks
 	j.hooks = nil
-	for n := wk.hooks; n != nil; n = n.next {
+	for n := hooks; n != nil; n = n.next {
 		n.linked = false
 	}
-	wk.cause = error(j.cerr)
-	return true
-}
+	cause := error(j.cerr)
+	j.mu.Unlock()
 
-// runWalk is the part of the cancel walk done without j.mu: it cancels the
-// children and fires the hooks that beginWalkLocked took, then drops the
-// walk's hold on j.
-func (j *Job) runWalk(wk *walkPlan) {
-	for _, c := range wk.kids[:wk.n] {
-		c.cancel(wk.cause, byPropagation)
+	for _, c := range kids {
+		c.cancel(cause, byPropagation)
 	}
-	for _, c := range wk.more {
-		c.cancel(wk.cause, byPropagation)
-	}
-	for n := wk.hooks; n != nil; {
+	for n := hooks; n != nil; {
 		next := n.next // read first: once woken, a waiter returns and the node is no longer ours
 		if n.w != nil {
 			n.w.p.wake(wakeCancel)

@@ -61,27 +61,23 @@ func (j *Job) finishLocked(w *Worker) {
 		return
 	}
 	st := endState(s, j.err)
-	// A failure that cancels the parent does so before j is published
-	// terminal: whoever sees j terminal (State, Join, Await, a WaitAll)
-	// then also sees its parent cancelled and refusing children, and the
-	// parent's Result is this failure, not a later one. The parent's walk
-	// (its children and hooks, which include the cancellable waits of its
-	// body) runs after the publication, so a Join of j woken by it finds j
-	// terminal and returns j's own outcome. j.mu is released meanwhile
-	// (the parent's lock is never taken under a child's); j stays
-	// finishing, so nothing but waiters, hooks and failures can be added.
-	var wk walkPlan
-	walkParent, applied := false, false
+	// A failure that cancels the parent does so, walk included, before j
+	// is published terminal: whoever sees j terminal (State, Join, Await,
+	// a WaitAll) then also sees its parent cancelled and refusing
+	// children, its siblings cancelled, and the parent's Result is this
+	// failure, not a later one. A cancellable wait for j that the walk
+	// wakes finds j finishing and waits on for its outcome (joinCancelled).
+	// j.mu is released meanwhile (the parent's lock is never taken under a
+	// child's, and the walk cancels j too); j stays finishing, so nothing
+	// but waiters, hooks and failures can be added to it.
+	applied := false
 	if st == Failed && j.failsParent() && !rt.faults.has(faultFailurePublishedFirst) {
 		j.mu.Unlock()
-		walkParent = j.parent.childFailedLocked(j, &wk)
+		j.parent.childFailed(j)
 		applied = true
 		j.mu.Lock()
 		if s = j.state.Load(); stateOf(s).Terminal() { // only with faultNoWaitChildren
 			j.mu.Unlock()
-			if walkParent {
-				j.parent.runWalk(&wk)
-			}
 			return
 		}
 		st = endState(s, j.err)
@@ -120,9 +116,6 @@ func (j *Job) finishLocked(w *Worker) {
 	// j's end (Join, Await, AwaitAll) then returns with j's hold on its
 	// parent gone, so WaitAll(0) on the parent right after it counts no j.
 	// (A wait that finds j terminal at once may run before this release.)
-	if walkParent {
-		j.parent.runWalk(&wk)
-	}
 	j.released(st, w, applied)
 	for _, wt := range woken {
 		wt.p.wake(wakeDone)
@@ -149,30 +142,30 @@ func (j *Job) failsParent() bool {
 		(j.parent.flags&flagSupervisor == 0 || j.rt.faults.has(faultSupervisorPropagates))
 }
 
-// childFailedLocked applies the failure of c, which is finishing Failed,
-// to j (c's parent, see failsParent): j records it and is cancelled, and
-// the locked half of j's cancel walk is done (beginWalkLocked). It
-// reports whether the caller must run the walk (runWalk(wk)). It locks
-// j.mu and returns with it released; c's hold keeps j from finishing.
-func (j *Job) childFailedLocked(c *Job, wk *walkPlan) bool {
+// childFailed applies the failure of c, which is finishing Failed, to j
+// (c's parent, see failsParent): j records it and is cancelled, and its
+// cancel walk runs, on the caller. c's hold keeps j from finishing.
+func (j *Job) childFailed(c *Job) {
 	j.lockSlow()
 	if j.terminal() {
 		j.mu.Unlock()
-		return false
+		return
 	}
 	j.recordFailureLocked(c.err)
 	walk := false
 	if !j.rt.faults.has(faultNoCancelSiblings) {
 		_, walk = j.requestCancelLocked(c.err, byPropagation)
 	}
-	walk = walk && j.beginWalkLocked(wk)
-	j.mu.Unlock()
-	return walk
+	if walk {
+		j.cancelWalkLocked()
+	} else {
+		j.mu.Unlock()
+	}
 }
 
 // released tells whoever holds a terminal job that it ended in state st:
 // its parent, or the runtime for a root or detached job. applied reports
-// that a failure was already applied to the parent (childFailedLocked). A
+// that a failure was already applied to the parent (childFailed). A
 // child that is not listed and did not fail only drops its hold, in w's
 // batch if w is not nil.
 func (j *Job) released(st State, w *Worker, applied bool) {
@@ -191,25 +184,16 @@ func (j *Job) released(st State, w *Worker, applied bool) {
 }
 
 // childDone unlinks a terminal listed child and, if fail, applies its
-// failure (as childFailedLocked does before the child is published, when
-// the faults allow): j records it and is cancelled, which cancels c's
-// siblings. c's hold keeps j from finishing meanwhile; the caller drops it
-// afterwards.
+// failure (childFailed; finishLocked does that before the child is
+// published, unless a fault says otherwise). c's hold keeps j from
+// finishing meanwhile; the caller drops it afterwards.
 func (j *Job) childDone(c *Job, fail bool) {
 	j.lockSlow()
 	if c.state.Load()&bitListed != 0 {
 		j.unlinkChildLocked(c)
 	}
-	walk := false
-	if fail && c.failsParent() && !j.terminal() {
-		j.recordFailureLocked(c.err)
-		if !j.rt.faults.has(faultNoCancelSiblings) {
-			_, walk = j.requestCancelLocked(c.err, byPropagation)
-		}
-	}
-	if walk {
-		j.cancelWalkLocked()
-	} else {
-		j.mu.Unlock()
+	j.mu.Unlock()
+	if fail && c.failsParent() {
+		j.childFailed(c)
 	}
 }

@@ -154,9 +154,8 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 // came first: if j is terminal (or finishing) by then, join returns nil
 // (the caller reports j's outcome), even though w was cancelled. This is
 // what makes the outcome of awaiting a failing descendant independent of
-// timing: a failing job cancels its parent while it is finishing, just
-// before it publishes its terminal state, and the parent's walk, which
-// wakes cancellable waits, runs after the publication (finishLocked); a
+// timing: a failing job cancels its parent (walk included) while it is
+// finishing, before it publishes its terminal state (finishLocked), and a
 // parent's failure reaches its own parent only when the parent ends. So a
 // waiter cancelled by the failure of the job it awaits always finds that
 // job finishing or terminal, whether it failed before the wait began or
