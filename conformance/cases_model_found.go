@@ -12,9 +12,11 @@ import (
 // (conformance/model) found, each as a case that reproduces it directly:
 // a cancellation that reached a job only lazily (the job was not on its
 // parent's child list when the parent's walk ran) must count as that
-// job's first cancellation, a cancelled job must not complete a channel
-// operation after its cancellation, and whoever sees a failed child
-// terminal must also see its parent cancelled by that failure.
+// job's first cancellation; a cancelled job must not complete a channel
+// operation after its cancellation; whoever sees a failed child terminal
+// must also see its parent, and the parent's other children, cancelled by
+// that failure; and a job that its child's failure cancelled still gets
+// that failure from a Join of the child, however soon it joins.
 func modelFoundCases() []Case {
 	return []Case{
 		mk("LazyCancelFirstCauseWins", "02 first cancel wins, also when an ancestor's cancellation reached the job lazily", lazyCancelFirstCauseWins),
@@ -118,7 +120,8 @@ func cancelledProducerSendsNothing(rt *kc.Runtime, p *probe) {
 }
 
 // A child fails; its parent's body sees it terminal (State), joins it and
-// gets its failure. By then the failure has cancelled the parent: a
+// gets its failure. By then the failure has cancelled the parent and the
+// parent's other children (an open nursery, which then ends Cancelled): a
 // Launch on the parent is refused with ErrCancelled, and the scope ends
 // with the first failure, not a later one.
 func joinFailedChildSeesParentCancelled(rt *kc.Runtime, p *probe) {
@@ -128,6 +131,10 @@ func joinFailedChildSeesParentCancelled(rt *kc.Runtime, p *probe) {
 		for round := 0; !failed && (round < 200 || time.Now().Before(end) && round < 200000); round++ {
 			err := j.Scope(func(s *kc.Job) error {
 				failed = true // until the round's checks pass
+				n, err := s.Open()
+				if !p.job("Open", n, err) {
+					return nil
+				}
 				c, err := s.Launch(func(cj *kc.Job) error {
 					_ = cj.Yield()
 					return errBoom
@@ -141,7 +148,8 @@ func joinFailedChildSeesParentCancelled(rt *kc.Runtime, p *probe) {
 				if err := c.Join(s); !p.is("Join of the failed child", err, errBoom) {
 					return nil
 				}
-				if !p.check(s.IsCancelled(), "IsCancelled of the parent after Join of its failed child: got false; want true (round %d)", round) {
+				if !p.check(s.IsCancelled(), "IsCancelled of the parent after Join of its failed child: got false; want true (round %d)", round) ||
+					!p.check(n.State() == kc.Cancelled, "State of an empty nursery beside the failed child after Join of that child: got %v; want Cancelled (round %d)", n.State(), round) {
 					return nil
 				}
 				d, err := s.Launch(func(*kc.Job) error { return errBoom2 })
