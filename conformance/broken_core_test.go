@@ -42,6 +42,9 @@ func TestBrokenCore(t *testing.T) {
 		{"SelectRepeatedCaseQueuedTwice", faults.SelectRepeatAllowed, []string{"SelectRepeatedCase"}},
 		{"AwaitOfFailingChildCancelled", faults.AwaitCancelHidesOutcome, []string{"AwaitFailingChildAnyTiming"}},
 		{"DiscardWakesNoGet", faults.PoolGetIgnoresDiscard, []string{"PoolDiscardWakesGet"}},
+		{"FailurePublishedBeforeParentCancelled", faults.FailurePublishedFirst, []string{"JoinFailedChildSeesParentCancelled"}},
+		{"LazyCancelReplacesCause", faults.LazyCancelIgnored, []string{"LazyCancelFirstCauseWins"}},
+		{"ChanCommitsAfterCancel", faults.ChanCommitAfterCancel, []string{"CancelledProducerSendsNothing"}},
 		{"CancelledProducerLeavesChannelOpen", faults.CancelledProducerSkipsBody, []string{"ProduceCancelledBeforeStart", "ActorCancelledBeforeStart"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

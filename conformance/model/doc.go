@@ -77,7 +77,9 @@
 //     cancellation, concurrently, are compared as a multiset (the tail of
 //     Errors from the first of them); a Result that is one of them may be
 //     any of them. A panicking OnCancel callback's failure is unordered with
-//     the body it belongs to.
+//     the body it belongs to, and so is its job's failure reaching the
+//     parent (the walk that ran the callback may have woken other bodies
+//     first).
 //
 // # What is compared
 //
@@ -97,9 +99,11 @@
 // written, some of them found by it; a Config's Exclude leaves their
 // programs out (and ExclJoinOutcome forgives "cancelled: e" where a wait
 // wants e), so that a test can pass on a runtime that still has them.
-// KnownOpen is all of them; each constant's doc says what it avoids and
-// why. Removing one from a run on a runtime that still has the defect makes
-// the checker find it, most within a few dozen programs.
+// KnownOpen is those still open in runtimes/kc (none now); each
+// constant's doc says what it avoids and why. Removing one from a run on a
+// runtime that still has the defect makes the checker find it, most within
+// a few dozen programs (the races behind ExclFailureAfterJoin and
+// ExclChanCommitAfterCancel need thousands).
 //
 // # What it cannot check
 //

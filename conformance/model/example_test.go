@@ -36,19 +36,19 @@ func Example() {
 	// 						return nil
 	// 					}); Join(j5, j3)
 	// 					/*9*/ ok := j3.Cancel(cause0)
+	// 					/*10*/ ok := j4.Cancel(cause0)
 	// 					return nil
 	// 				})
 	// 				return nil
 	// 			})
-	// 			/*10*/ i, err := Select(j2, a.RecvCase, b.RecvCase) // ready: 0
 	// 			return j2.Check()
 	// 		}); Join(j2, j1)
-	// 		err := Sleep(1h) // until cancelled
+	// 		err := Send(full) // until cancelled
 	// 		return err
 	// 	}); Ready(j1)
-	// 	return nil
+	// 	panic(0)
 	// })
 	// rt.Close()
-	// Run: nil - j1: Cancelled cancelled(closed(*))
+	// Run: panic(0) - j1: Cancelled cancelled(closed(*))
 	// mismatches: 0 <nil>
 }

@@ -54,6 +54,7 @@ func TestCatchesFaults(t *testing.T) {
 		{"PoolGetIgnoresDiscard", faults.PoolGetIgnoresDiscard},
 		{"AwaitCancelHidesOutcome", faults.AwaitCancelHidesOutcome},
 		{"SelectRepeatAllowed", faults.SelectRepeatAllowed},
+		{"LazyCancelIgnored", faults.LazyCancelIgnored},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

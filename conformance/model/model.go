@@ -276,7 +276,11 @@ func (m *machine) finish(x *mjob) {
 		m.stats.JobsCancelled++
 		x.result = evCancel(x.cause)
 	}
-	async := m.async > 0 || x.asyncEnd || x.asyncRel
+	// A job whose first failure is unordered (a panicking OnCancel
+	// callback's, rule 7) delivers it unordered too: the walk that ran the
+	// callback may have woken other jobs first (kc walks the children in
+	// no set order), whose failures then reach the parent before it.
+	async := m.async > 0 || x.asyncEnd || x.asyncRel || st == kc.Failed && x.groupOpen && x.group == 0
 	if async {
 		x.inflight = true
 		m.async++

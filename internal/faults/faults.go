@@ -81,6 +81,23 @@ const (
 	// SelectRepeatAllowed: Select takes one case value given twice, and
 	// queues its one wait node twice on the channel.
 	SelectRepeatAllowed
+	// FailurePublishedFirst: a failed child is published terminal before
+	// its failure cancels its parent, so a Join or State that sees it
+	// terminal may find the parent still accepting children.
+	FailurePublishedFirst
+	// LazyCancelIgnored: Cancel of a job that its parent's cancellation
+	// reached only lazily (the job was not on the parent's child list when
+	// the parent's walk ran) does not look at it: it returns true and
+	// replaces the cause. Unlike the other faults, it keeps kc's lazy child
+	// lists, so that the lazy path it breaks is taken.
+	LazyCancelIgnored
+	// ChanCommitAfterCancel: a channel operation hands its value to (or
+	// takes it from) a blocked counterpart without looking at the
+	// counterpart's job, so a job whose cancellation has not woken its
+	// wait (reached it lazily, or came before its cancel hook) still
+	// completes its Send or Recv. Keeps kc's lazy child lists like
+	// LazyCancelIgnored.
+	ChanCommitAfterCancel
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import

@@ -78,7 +78,16 @@ func (j *Job) setCauseLocked(cause error) {
 }
 
 // cancel requests cancellation and runs the walk if due.
+//
+// An explicit request (Cancel, a timeout) first records the cancellation
+// of j's parent if it reached j only lazily (parentDown: j was not on the
+// parent's child list when the parent's walk ran): that cancellation came
+// first, so its cause wins and this request does not move j. A
+// propagated request needs no such look: it carries that same cause.
 func (j *Job) cancel(cause error, how cancelKind) bool {
+	if how != byPropagation && j.state.Load()&bitCancel == 0 && j.parentDown() && !j.rt.faults.has(faultLazyCancelIgnored) {
+		j.takeParentCancel()
+	}
 	j.lockSlow()
 	moved, walk := j.requestCancelLocked(cause, how)
 	if walk {
@@ -236,7 +245,8 @@ func (j *Job) removeHookLocked(n *cancelNode) {
 
 // Cancel requests cancellation of j with the given cause (nil is allowed)
 // and of all its non-detached descendants. It returns true if this call
-// moved j to Cancelling; false if j was already cancelling or terminal. The
+// moved j to Cancelling; false if j was already cancelling (also when an
+// ancestor's cancellation already reached it) or terminal. The
 // first cause wins, except that an explicit cause replaces a timeout. Cost:
 // O(1) for j plus O(descendants) for the walk, which runs on the caller.
 func (j *Job) Cancel(cause error) bool { return j.cancel(cause, byCancel) }
@@ -261,6 +271,36 @@ func (j *Job) IsCancelled() bool {
 	j.takeParentCancel()
 	s = j.state.Load()
 	return s&(bitCancel|bitShield) == bitCancel
+}
+
+// cancelSeen reports what IsCancelled would, but records nothing and takes
+// no lock, so that a channel operation may call it with the channel's mutex
+// held, at the moment it would commit: on its own job, and on the job of a
+// blocked counterpart before it claims that counterpart's wait node. Two
+// atomic loads (j's state word, the parent's down flag). Because Go atomics
+// are sequentially consistent and the commit is under the channel's mutex,
+// an operation that commits after a Cancel covering j has returned (as a
+// Recv that the canceller makes next observes) sees that cancellation; an
+// operation that does not see it is ordered before the Cancel.
+func (j *Job) cancelSeen() bool {
+	s := j.state.Load()
+	switch {
+	case s&bitShield != 0:
+		return false
+	case s&bitCancel != 0:
+		return true
+	}
+	return !stateOf(s).Terminal() && j.parentDown()
+}
+
+// cancelledErr is Check for a caller that saw j cancelled (cancelSeen, or
+// a wake by j's cancellation): it records a lazily reached cancellation on
+// j and returns j's cancellation error.
+func (j *Job) cancelledErr() error {
+	if err := j.Check(); err != nil {
+		return err
+	}
+	return j.cancelErr()
 }
 
 // Check is a cancellation checkpoint: nil, or, if j is cancelled (outside

@@ -118,12 +118,11 @@ func (c *Chan[T]) Send(j *Job, v T) error {
 	if c == nil {
 		return ErrNilChan
 	}
-	if j != nil {
-		if err := j.Check(); err != nil {
-			return err
-		}
-	}
 	c.mu.Lock()
+	if j != nil && j.cancelSeen() { // under c.mu: see cancelSeen
+		c.mu.Unlock()
+		return j.cancelledErr()
+	}
 	if done, err, wake := c.sendLocked(&v); done {
 		c.unlockWake(wake)
 		return err
@@ -158,12 +157,11 @@ func (c *Chan[T]) Recv(j *Job) (T, error) {
 	if c == nil {
 		return v, ErrNilChan
 	}
-	if j != nil {
-		if err := j.Check(); err != nil {
-			return v, err
-		}
-	}
 	c.mu.Lock()
+	if j != nil && j.cancelSeen() { // under c.mu: see cancelSeen
+		c.mu.Unlock()
+		return v, j.cancelledErr()
+	}
 	if done, err, wake := c.recvLocked(&v); done {
 		c.unlockWake(wake)
 		return v, err
@@ -255,5 +253,5 @@ func (c *Chan[T]) finish(reason uint32, s *sudog[T]) error {
 		s.q.remove(s)
 	}
 	c.mu.Unlock()
-	return j.cancelErr()
+	return j.cancelledErr()
 }

@@ -93,8 +93,20 @@ type sudog[T any] struct {
 	closed     bool // completed by Close, not by a handoff
 }
 
-// claim reports whether the caller won the right to complete s.
-func (s *sudog[T]) claim() bool { return s.w.p.reason.CompareAndSwap(0, wakeCase+s.idx) }
+// claim reports whether the caller, a counterpart holding s's channel's
+// mutex, won the right to complete s. If s's job is cancelled (cancelSeen),
+// its operation must not commit: claim then wakes it with wakeCancel
+// instead (unless something else woke it first) and reports false. This
+// covers a cancellation whose walk did not wake s's waiter: one that
+// reached the job lazily (not listed), or came between the enqueue of s
+// and the registration of the waiter's cancel hook.
+func (s *sudog[T]) claim() bool {
+	if j := s.w.job; j != nil && j.cancelSeen() && !j.rt.faults.has(faultChanCommitAfterCancel) {
+		s.w.p.wake(wakeCancel)
+		return false
+	}
+	return s.w.p.reason.CompareAndSwap(0, wakeCase+s.idx)
+}
 
 // waitq is a FIFO of sudogs; under its channel's mutex.
 type waitq[T any] struct {

@@ -35,7 +35,7 @@ func refusal(s uint64) error {
 // its checkpoints and at the start and end of its body. Only a child that
 // must be reached by j's cancel walk (one that gets hooks, a Done channel or
 // children of its own, or a nursery) is listed, by list. With a tracer or
-// faults installed every child is listed at once, so trace events and the
+// (most) faults installed every child is listed at once, so trace events and the
 // fault tests see the whole tree. Attaching is then two atomic operations on
 // j (a load and a CAS of the state word) and no lock.
 func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
@@ -76,7 +76,7 @@ func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
 		}
 	}
 	rt.stats.add(cCreated)
-	if rt.tracer != nil || rt.faults.on() || flags&flagOpen != 0 {
+	if rt.tracer != nil || rt.faults.listsEagerly() || flags&flagOpen != 0 {
 		if rt.tracer != nil {
 			rt.trace(Event{Kind: EvJobCreate, Job: c, Parent: j})
 		}

@@ -144,12 +144,17 @@
 //
 // A wait ends with the waiter's cancellation only if its target is still
 // not terminal then: a target that finished gives its own outcome, also to
-// a waiter cancelled meanwhile (DESIGN "Await"). Since a job is terminal
-// before its failure cancels its parent, and a parent's failure reaches
-// its own parent only when the parent ends, a job that awaits (Join, Await,
-// AwaitAll) a failing descendant and is cancelled by that very failure
-// always gets the failure itself, never "cancelled: failure", whatever
-// the timing.
+// a waiter cancelled meanwhile (DESIGN "Await"). A failing job cancels its
+// parent (the parent's cancel walk included) while it is finishing, before
+// it is published terminal, so that whoever sees it terminal (State, Join,
+// Await) also sees the parent and its other children cancelled; a wait
+// whose waiter is found cancelled while its target is finishing (body
+// done, nothing holding it: it becomes terminal without running user code)
+// waits for the target's outcome.
+// With a parent's failure reaching its own parent only when the parent
+// ends, a job that awaits (Join, Await, AwaitAll) a failing descendant and
+// is cancelled by that very failure always gets the failure itself, never
+// "cancelled: failure", whatever the timing.
 //
 // A wait that could never end is refused: Join, Await or AwaitAll whose
 // waiter is the target itself or an attached descendant of it (which the

@@ -19,6 +19,9 @@ func (faultSet) has(fault) bool { return false }
 // on reports false: no fault is ever switched on.
 func (faultSet) on() bool { return false }
 
+// listsEagerly reports false: children are listed lazily.
+func (faultSet) listsEagerly() bool { return false }
+
 // The faults of internal/faults, by the same names.
 const (
 	faultNoWaitChildren fault = 0
@@ -40,4 +43,7 @@ const (
 	faultPoolGetIgnoresDiscard
 	faultAwaitCancelHidesOutcome
 	faultSelectRepeatAllowed
+	faultFailurePublishedFirst
+	faultLazyCancelIgnored
+	faultChanCommitAfterCancel
 )

@@ -25,6 +25,13 @@ func (s faultSet) has(f fault) bool { return faults.Set(s)&f != 0 }
 // check is reached.
 func (s faultSet) on() bool { return s != 0 }
 
+// listsEagerly reports whether attach lists every child at once (see
+// attach): with any fault on, except those that break the lazy path of
+// unlisted children, which must keep it to be caught.
+func (s faultSet) listsEagerly() bool {
+	return s != 0 && faults.Set(s)&(faults.LazyCancelIgnored|faults.ChanCommitAfterCancel) == 0
+}
+
 func init() {
 	faults.Option = func(s faults.Set) any { return Option(func(c *config) { c.faults |= faultSet(s) }) }
 }
@@ -49,4 +56,7 @@ const (
 	faultPoolGetIgnoresDiscard         = faults.PoolGetIgnoresDiscard
 	faultAwaitCancelHidesOutcome       = faults.AwaitCancelHidesOutcome
 	faultSelectRepeatAllowed           = faults.SelectRepeatAllowed
+	faultFailurePublishedFirst         = faults.FailurePublishedFirst
+	faultLazyCancelIgnored             = faults.LazyCancelIgnored
+	faultChanCommitAfterCancel         = faults.ChanCommitAfterCancel
 )

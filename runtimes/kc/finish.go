@@ -41,7 +41,7 @@ func (j *Job) finish(w *Worker) {
 		for s := j.state.Load(); s&(bitSlow|bitCancel) == 0; s = j.state.Load() {
 			if j.state.CompareAndSwap(s, s&^stateMask|bitWalked|uint64(Completed)) {
 				rt.stats.add(cCompleted)
-				j.released(Completed, w)
+				j.released(Completed, w, false)
 				return
 			}
 		}
@@ -60,12 +60,27 @@ func (j *Job) finishLocked(w *Worker) {
 		j.mu.Unlock()
 		return
 	}
-	st := Completed
-	switch {
-	case j.err != nil && s&bitTimedOut == 0:
-		st = Failed
-	case s&bitCancel != 0:
-		st = Cancelled
+	st := endState(s, j.err)
+	// A failure that cancels the parent does so, walk included, before j
+	// is published terminal: whoever sees j terminal (State, Join, Await,
+	// a WaitAll) then also sees its parent cancelled and refusing
+	// children, its siblings cancelled, and the parent's Result is this
+	// failure, not a later one. A cancellable wait for j that the walk
+	// wakes finds j finishing and waits on for its outcome (joinCancelled).
+	// j.mu is released meanwhile (the parent's lock is never taken under a
+	// child's, and the walk cancels j too); j stays finishing, so nothing
+	// but waiters, hooks and failures can be added to it.
+	applied := false
+	if st == Failed && j.failsParent() && !rt.faults.has(faultFailurePublishedFirst) {
+		j.mu.Unlock()
+		j.parent.childFailed(j)
+		applied = true
+		j.mu.Lock()
+		if s = j.state.Load(); stateOf(s).Terminal() { // only with faultNoWaitChildren
+			j.mu.Unlock()
+			return
+		}
+		st = endState(s, j.err)
 	}
 	// Count before publishing the state: whoever sees the job terminal (a
 	// woken waiter, a lock-free State load) then sees it counted.
@@ -101,23 +116,65 @@ func (j *Job) finishLocked(w *Worker) {
 	// j's end (Join, Await, AwaitAll) then returns with j's hold on its
 	// parent gone, so WaitAll(0) on the parent right after it counts no j.
 	// (A wait that finds j terminal at once may run before this release.)
-	j.released(st, w)
+	j.released(st, w, applied)
 	for _, wt := range woken {
 		wt.p.wake(wakeDone)
 	}
 }
 
+// endState is the terminal state of a job with state word s and first
+// failure err.
+func endState(s uint64, err error) State {
+	switch {
+	case err != nil && s&bitTimedOut == 0:
+		return Failed
+	case s&bitCancel != 0:
+		return Cancelled
+	}
+	return Completed
+}
+
+// failsParent reports whether j's failure fails and cancels its parent:
+// j is attached and not a scope (whose caller gets the error), and the
+// parent is not a supervisor.
+func (j *Job) failsParent() bool {
+	return j.attached() && j.flags&flagScope == 0 &&
+		(j.parent.flags&flagSupervisor == 0 || j.rt.faults.has(faultSupervisorPropagates))
+}
+
+// childFailed applies the failure of c, which is finishing Failed, to j
+// (c's parent, see failsParent): j records it and is cancelled, and its
+// cancel walk runs, on the caller. c's hold keeps j from finishing.
+func (j *Job) childFailed(c *Job) {
+	j.lockSlow()
+	if j.terminal() {
+		j.mu.Unlock()
+		return
+	}
+	j.recordFailureLocked(c.err)
+	walk := false
+	if !j.rt.faults.has(faultNoCancelSiblings) {
+		_, walk = j.requestCancelLocked(c.err, byPropagation)
+	}
+	if walk {
+		j.cancelWalkLocked()
+	} else {
+		j.mu.Unlock()
+	}
+}
+
 // released tells whoever holds a terminal job that it ended in state st:
-// its parent, or the runtime for a root or detached job. A child that is
-// not listed and did not fail only drops its hold, in w's batch if w is
-// not nil.
-func (j *Job) released(st State, w *Worker) {
+// its parent, or the runtime for a root or detached job. applied reports
+// that a failure was already applied to the parent (childFailed). A
+// child that is not listed and did not fail only drops its hold, in w's
+// batch if w is not nil.
+func (j *Job) released(st State, w *Worker, applied bool) {
 	p := j.parent
 	switch {
 	case !j.attached():
 		j.rt.topDone(j)
 	case st == Failed || j.state.Load()&bitListed != 0 || j.rt.faults.on():
-		p.childDone(j, st)
+		p.childDone(j, st == Failed && !applied)
 		p.release(1, w)
 	case w != nil:
 		w.owe(p)
@@ -126,27 +183,17 @@ func (j *Job) released(st State, w *Worker) {
 	}
 }
 
-// childDone unlinks a terminal listed child and applies its failure: unless
-// j is a supervisor or c a scope (whose caller gets the error), j records
-// the failure and is cancelled, which cancels c's siblings. c's hold keeps
-// j from finishing meanwhile; the caller drops it afterwards.
-func (j *Job) childDone(c *Job, st State) {
-	f := j.rt.faults
+// childDone unlinks a terminal listed child and, if fail, applies its
+// failure (childFailed; finishLocked does that before the child is
+// published, unless a fault says otherwise). c's hold keeps j from
+// finishing meanwhile; the caller drops it afterwards.
+func (j *Job) childDone(c *Job, fail bool) {
 	j.lockSlow()
 	if c.state.Load()&bitListed != 0 {
 		j.unlinkChildLocked(c)
 	}
-	walk := false
-	if st == Failed && c.flags&flagScope == 0 && !j.terminal() &&
-		(j.flags&flagSupervisor == 0 || f.has(faultSupervisorPropagates)) {
-		j.recordFailureLocked(c.err)
-		if !f.has(faultNoCancelSiblings) {
-			_, walk = j.requestCancelLocked(c.err, byPropagation)
-		}
-	}
-	if walk {
-		j.cancelWalkLocked()
-	} else {
-		j.mu.Unlock()
+	j.mu.Unlock()
+	if fail && c.failsParent() {
+		j.childFailed(c)
 	}
 }

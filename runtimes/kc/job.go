@@ -151,7 +151,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	if err == nil && rt.tracer == nil && !rt.faults.on() && j.state.Load() == fresh && !j.parentDown() {
 		if j.state.CompareAndSwap(fresh, fresh|bitBodyDone|bitClosed|bitWalked|uint64(Completed)) {
 			rt.stats.add(cCompleted)
-			j.released(Completed, w)
+			j.released(Completed, w, false)
 			return
 		}
 	}

@@ -116,11 +116,6 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 	if err := repeatedCase(j, cases); err != nil {
 		return -1, err
 	}
-	if j != nil {
-		if err := j.Check(); err != nil {
-			return -1, err
-		}
-	}
 	var buf [4]*sync.Mutex
 	locks := buf[:0]
 	for _, c := range cases {
@@ -133,6 +128,10 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 	})
 	locks = slices.Compact(locks)
 	lockAll(locks)
+	if j != nil && j.cancelSeen() { // under the channels' mutexes: see cancelSeen
+		unlockAll(locks)
+		return -1, j.cancelledErr()
+	}
 	if n := len(cases); n > 0 {
 		start := rand.IntN(n)
 		for k := range n {
@@ -175,7 +174,7 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 	}
 	unlockAll(locks)
 	if chosen < 0 {
-		return -1, j.cancelErr()
+		return -1, j.cancelledErr()
 	}
 	return chosen, err
 }

@@ -152,21 +152,19 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 // cancellation error if w is cancelled first, else nil.
 //
 // "First" is decided by j's state when the wait ends, not by which wake
-// came first: if j is terminal by then, join returns nil (the caller
-// reports j's outcome), even though w was cancelled. This is what makes
-// the outcome of awaiting a failing descendant independent of timing: a
-// job publishes its terminal state before its failure cancels its parent
-// (finishLocked, then released), and a parent's failure reaches its own
-// parent only when the parent ends, so a waiter cancelled by the failure
-// of the job it awaits always finds that job terminal, whether it failed
-// before the wait began or while it was pending.
+// came first: if j is terminal (or finishing) by then, join returns nil
+// (the caller reports j's outcome), even though w was cancelled. This is
+// what makes the outcome of awaiting a failing descendant independent of
+// timing: a failing job cancels its parent (walk included) while it is
+// finishing, before it publishes its terminal state (finishLocked), and a
+// parent's failure reaches its own parent only when the parent ends. So a
+// waiter cancelled by the failure of the job it awaits always finds that
+// job finishing or terminal, whether it failed before the wait began or
+// while it was pending.
 func (j *Job) join(w *Job) error {
 	if w != nil {
 		if w.IsCancelled() {
-			if j.terminal() {
-				return nil
-			}
-			return w.cancelErr()
+			return j.joinCancelled(w, false)
 		}
 		if j.parent == w && j.flags&flagDetached == 0 && j.claim() {
 			j.run(nil)
@@ -178,11 +176,30 @@ func (j *Job) join(w *Job) error {
 			return ErrWaitCycle
 		}
 	}
-	if j.wait(w, waitTerminal, 0, w != nil) == wakeCancel &&
-		(!j.terminal() || j.rt.faults.has(faultAwaitCancelHidesOutcome)) {
-		return w.cancelErr()
+	if j.wait(w, waitTerminal, 0, w != nil) == wakeCancel {
+		return j.joinCancelled(w, true)
 	}
 	return nil
+}
+
+// joinCancelled is join's answer once its waiter w is found cancelled
+// (woken: by the wake of its wait): nil (the caller reports j's outcome)
+// if j is terminal or finishing, else w's cancellation error. A finishing job (body done, no holds) becomes
+// terminal without running user code, so waiting for it is short; and it
+// must be waited for, because a failing j cancels its parent, and so may
+// cancel w (the parent, or an unlisted sibling through the parent's down
+// flag), before it is published terminal (finishLocked).
+func (j *Job) joinCancelled(w *Job, woken bool) error {
+	if woken && j.rt.faults.has(faultAwaitCancelHidesOutcome) {
+		return w.cancelErr()
+	}
+	if !j.terminal() && finishing(j.state.Load()) {
+		j.wait(nil, waitTerminal, 0, true)
+	}
+	if j.terminal() {
+		return nil
+	}
+	return w.cancelErr()
 }
 
 // awaitedBy reports whether w is j or an attached descendant of j: then j
