@@ -257,8 +257,9 @@ func TestConformanceGOMAXPROCS(t *testing.T) {
 }
 
 // Two tasks that keep spawning each other keep the LIFO slot full; a task
-// waiting in the FIFO behind them must still run (every 61st pick takes the
-// FIFO first). One worker, so thieves rarely get a chance to take it.
+// waiting in the FIFO behind them must still run (every 61st task taken
+// from a ring is its oldest FIFO entry, however many workers took the 60
+// before). One worker, so thieves rarely get a chance to take it.
 func TestFIFONotStarved(t *testing.T) {
 	testutil.NoLeak(t)
 	rt := newRuntime(t, stealing.Workers(1))
@@ -285,8 +286,9 @@ func TestFIFONotStarved(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
-		// Not a timing bound: the worker picks the FIFO on its 61st pick at
-		// the latest; 10x that leaves room for a temporary worker's own count.
+		// Not a timing bound: the ring gives its FIFO task at its 61st take
+		// at the latest; 10x that leaves room for pings run from other rings
+		// (by temporary workers the monitor adds when the host is busy).
 		if got := n.Load(); got > 10*61 {
 			t.Errorf("the FIFO task ran after %d picks of the LIFO slot; want at most %d", got, 10*61)
 		}
