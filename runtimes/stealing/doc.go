@@ -97,12 +97,12 @@
 // Blocking it cannot see (a Go channel, a mutex, a syscall in a body) is
 // handled by the monitor goroutine (monitor.go): while work is queued it
 // ticks every 500 us, and if some queue held runnable work at two ticks in
-// a row with nothing taken from it in between, it grants temporary workers,
-// doubling their number while the stall lasts but never granting more than
-// there are queued tasks (nor more than MaxExtra, by default in effect no
-// cap): 10 000 tasks blocked at once on Go channels, each waiting for a
-// later one, get their 10 000 goroutines in about 2 log2(10 000) ticks,
-// milliseconds. After 4 calm ticks it takes half of them back, and with
+// a row with nothing taken from it in between, it grants temporary
+// workers, one per stuck queue, doubling their number while stalls follow
+// each other, but never more than there are queued tasks (nor more than
+// MaxExtra, by default in effect no cap): 10 000 tasks blocked at once on
+// Go channels, each waiting for a later one, get their 10 000 goroutines
+// in milliseconds. After 4 calm ticks it takes half of them back, and with
 // nothing queued it takes them all back and sleeps until a Spawn wakes it
 // (one atomic load in Spawn), so an idle executor costs no CPU.
 //
@@ -128,8 +128,8 @@
 //     what lets an await run it inline.
 //   - Horizontal scaling counts "no task left its queue for two ticks" as a
 //     stale heartbeat, and its rate limit is per tick, not per worker: the
-//     number of temporary workers doubles each stalled tick, bounded by the
-//     queued tasks (spec 05 adds one per SCALE_INTERVAL, which would take
+//     number of temporary workers doubles while stalled ticks follow each
+//     other, bounded by the queued tasks (spec 05 adds one per SCALE_INTERVAL, which would take
 //     10 000 intervals to unblock a chain of 10 000). Temporary workers
 //     retire after their task, not after an idle timeout. No stall
 //     diagnostics.

@@ -41,19 +41,20 @@ func (m *monitorState) wake() {
 }
 
 // monitor is spec 05's sysmon reduced to horizontal scaling. While work is
-// queued it ticks every stallAfter; when some queue (a ring or the injector)
-// held runnable work at two ticks in a row and nothing left it in between,
-// the workers are all stuck (in bodies blocked on something the runtime
-// cannot see: a Go channel, a mutex, a syscall), so it grants temporary
-// workers: as many as it has granted already (at least one), so their
-// number doubles while the stall lasts, but never more than there are
-// queued tasks, nor past cap. A chain of N tasks each blocked until a
-// later one runs thus gets its N goroutines in about 2 log2(N) ticks
-// (15 ms for 10 000), where one per tick would take N ticks. After
-// calmTicks ticks without a stall it takes half of them back (the workers
-// then running over the target retire after their tasks); with nothing
-// queued it takes them all back and sleeps until a spawn wakes it, so an
-// idle executor costs no CPU.
+// queued it ticks every stallAfter; a queue (a ring or the injector) that
+// held runnable work at two ticks in a row with nothing taken from it in
+// between is stuck: its workers are blocked in bodies on something the
+// runtime cannot see (a Go channel, a mutex, a syscall). On such a tick it
+// grants a temporary worker per stuck queue, or, if at most two calm ticks
+// separate it from the previous stalled tick, as many as it granted in
+// that run of stalls, so their number doubles while the stall lasts; never more than
+// there are queued tasks, nor past cap. A chain of N tasks each blocked
+// until a later one runs thus gets its N goroutines in about 2 log2(N)
+// ticks, where one per tick would take N ticks. After calmTicks ticks
+// without a stall it takes half of them back (the workers then running
+// over the target retire after their tasks); with nothing queued it takes
+// them all back and sleeps until a spawn wakes it, so an idle executor
+// costs no CPU.
 func (e *Executor) monitor() {
 	defer e.wg.Done()
 	m := &e.mon
@@ -62,6 +63,7 @@ func (e *Executor) monitor() {
 	tick := time.NewTimer(stallAfter)
 	defer tick.Stop()
 	calm := 0
+	burst, quiet := int32(0), 0 // workers granted in the current run of stalls; ticks since the last stall
 	for {
 		if !e.anyWork() {
 			e.sched.extra.Store(0) // nothing queued: temporaries retire after their tasks
@@ -75,6 +77,7 @@ func (e *Executor) monitor() {
 			}
 			m.asleep.Store(false)
 			clear(busy)
+			burst = 0
 		}
 		tick.Reset(stallAfter)
 		select {
@@ -82,7 +85,7 @@ func (e *Executor) monitor() {
 		case <-e.quit:
 			return
 		}
-		stalled := false
+		stuck := int32(0)  // queues that held work at both ticks and made no progress
 		queued := int32(0) // runnable tasks seen in the queues (a racy count)
 		for i := range len(e.rings) + 1 {
 			var sig uint32
@@ -94,21 +97,26 @@ func (e *Executor) monitor() {
 			}
 			work := n > 0
 			if work && busy[i] && sig == last[i] {
-				stalled = true
+				stuck++
 			}
 			last[i], busy[i] = sig, work
 			queued += n
 		}
 		extra := e.sched.extra.Load()
 		switch {
-		case stalled && extra < e.cap:
+		case stuck > 0 && extra < e.cap:
 			calm = 0
-			k := min(max(extra, 1), e.cap-extra, queued)
+			if quiet > 2 {
+				burst = 0 // a new run of stalls
+			}
+			k := min(max(stuck, burst), e.cap-extra, queued)
+			burst, quiet = burst+k, 0
 			e.sched.extra.Add(k)
 			for range k {
 				e.forceWake()
 			}
-		case !stalled:
+		case stuck == 0:
+			quiet++
 			if calm++; calm >= calmTicks && extra > 0 {
 				calm = 0
 				e.sched.extra.Add(-(extra + 1) / 2)

@@ -15,7 +15,7 @@ const (
 type worker struct {
 	kw       kc.Worker // releases of the tasks' parents, batched (flushed before the worker stops running tasks)
 	spinning bool      // counted in schedState.spinning
-	ticks    uint32    // tasks found, for the injector fairness check
+	ticks    uint32    // findLocal calls, for the injector fairness check
 	rnd      uint32    // xorshift state for the victim order
 }
 
@@ -51,8 +51,10 @@ type worker struct {
 // decrement came before our undo), and a publisher that skipped because of
 // our units did so before the undo too, so its work is there for the
 // spinner we start. (Go's wakep solves the same race with sched.lock and
-// sched.needspinning.) Each retry needs another worker to have taken a
-// slot since our load, so the loop ends; the common path is one pass.
+// sched.needspinning.) A retry needs other workers to have taken a slot
+// and given one up during the pass, so the loop ends; the common path is
+// one pass, and Spawn's usual early return (a spinner, or no slot free)
+// costs what it did.
 func (e *Executor) wake() {
 	if e.mon.asleep.Load() {
 		e.mon.wake()
@@ -225,12 +227,15 @@ func (e *Executor) findWork(w *worker) *kc.Task {
 
 // findLocal checks the ring of the P the worker runs on, LIFO slot first,
 // then the injector. On every injectEvery-th call it checks the injector
-// first and the ring's FIFO before its LIFO slot, so that neither the
-// injector nor the FIFO can be starved (spec 05 fairness rule).
+// first, and on every injectEvery-th task taken from a ring it takes the
+// ring's FIFO before its LIFO slot, so that neither the injector nor the
+// FIFO can be starved (spec 05 fairness rule). The FIFO's turn is counted
+// on the ring (its progress), not on the worker: temporary workers come
+// and go, and a count that starts again with each new worker could keep
+// the FIFO waiting for as long as they churn.
 func (e *Executor) findLocal(w *worker) *kc.Task {
 	w.ticks++
-	fair := w.ticks%injectEvery == 0
-	if fair {
+	if w.ticks%injectEvery == 0 {
 		if t := e.fromInjector(); t != nil {
 			return t
 		}
@@ -239,7 +244,7 @@ func (e *Executor) findLocal(w *worker) *kc.Task {
 	if pid < len(e.rings) {
 		r := &e.rings[pid]
 		var t *kc.Task
-		if fair { // the FIFO before the LIFO slot, which two tasks spawning each other could keep full
+		if r.progress()%injectEvery == 0 { // the FIFO before the LIFO slot, which two tasks spawning each other could keep full
 			t = r.takeFIFO()
 		}
 		if t == nil {
