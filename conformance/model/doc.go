@@ -19,7 +19,11 @@
 // itself, a child or a nursery, Check (with Err, IsCancelled and Done),
 // Sleep and Yield, WaitAll, Shield, OnCancel (a callback that may panic)
 // and its stop, Lease and release, State, Select, waits on the job itself
-// or an ancestor, and composite steps for producers, actors and pools.
+// or an ancestor, and composite steps for producers, actors, pools and a
+// foreign chain (a scope of 300 children each blocked on a plain Go
+// channel that the one before closes, the releasing one launched last: it
+// ends only on a backend that keeps making progress whatever its tasks
+// block on).
 //
 // # The model
 //

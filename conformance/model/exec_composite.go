@@ -100,6 +100,15 @@ func (m *machine) execComposite(x *mjob, op *Op) {
 		x.waitingOn = nil
 		err, _ := m.join(x, y)
 		m.obs(op, []EV{evNil, err})
+	case OpForeignChain:
+		// The scope and its children are not tracked as model jobs (no op
+		// can name them); they all complete, and the counters say so.
+		if x.cancel || m.refusal(x).Kind != evNil.Kind {
+			m.invalid("op %d: a foreign chain needs a job that is not cancelled", op.N)
+		}
+		m.stats.JobsCreated += uint64(op.Count + 1)
+		m.stats.JobsCompleted += uint64(op.Count + 1)
+		m.obs(op, []EV{evNil})
 	case OpSleep:
 		// Sleep returns the cancellation error at once when cancelled
 		// (outside a Shield), else after the duration.

@@ -12,6 +12,7 @@ import (
 	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
+	"github.com/kcbench/kcbench/runtimes/stealing"
 )
 
 // faultBudget bounds the programs the checker may need to catch one
@@ -96,4 +97,28 @@ func TestShrink(t *testing.T) {
 		t.Errorf("error %q does not start with the seed", s.Error())
 	}
 	t.Logf("%v\n%s", s, s.Program)
+}
+
+// TestCatchesCappedWorkers checks that the checker finds a backend that
+// stops making progress when more tasks block on what it cannot see than
+// it has workers: the stealing backend with its temporary workers capped
+// at 8 (as a fixed cap of 64 + 4 per P once made it) hangs on a foreign
+// chain. Like the conformance watchdog, the hung program's goroutines are
+// left behind.
+func TestCatchesCappedWorkers(t *testing.T) {
+	newRT := func() (*kc.Runtime, error) {
+		e, err := stealing.New(stealing.MaxExtra(8))
+		if err != nil {
+			return nil, err
+		}
+		return kc.New(e), nil
+	}
+	n, f, err := model.Fuzz(newRT, 1, 5*faultBudget, model.Config{}, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		t.Fatalf("%d programs passed a stealing backend with MaxExtra(8)", n)
+	}
+	t.Logf("caught after %d programs: %.300s", n, f.Error())
 }

@@ -1,5 +1,8 @@
 package model
 
+// foreignChain is the length of an OpForeignChain.
+const foreignChain = 300
+
 // pickOp returns a random op that x may run now, or nil.
 func (gn *generator) pickOp(m *machine, x *mjob, g gctx, inShield bool) *Op {
 	cancelled := m.effCancelled(x)
@@ -77,6 +80,14 @@ func (gn *generator) pickOp(m *machine, x *mjob, g gctx, inShield bool) *Op {
 			return nil
 		}
 		return &Op{Kind: OpSelectRepeat}
+	case r < 97 && gn.chance(25):
+		// A chain longer than any fixed cap on a backend's workers (the
+		// stealing backend's was 64 + 4 per P): it ends only if the backend
+		// keeps making progress while its tasks block where it cannot see.
+		if x.cancel || m.refusal(x).Kind != evNil.Kind {
+			return nil
+		}
+		return &Op{Kind: OpForeignChain, Count: foreignChain}
 	case r < 97:
 		if excl&ExclPoolDiscard != 0 || cancelled {
 			return nil

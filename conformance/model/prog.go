@@ -129,11 +129,12 @@ const (
 	OpJoinSelf                    // Target (self or an ancestor).Join(j): an error at once
 	OpSleep                       // j.Sleep(K microseconds), then j.Yield()
 	OpWaitAll                     // j.WaitAll(-1): wait until j has no children or leases
+	OpForeignChain                // Scope{ Count children, each blocked on a Go channel the one before closes; the releasing one launched last }
 )
 
 var opNames = [...]string{"Launch", "Join", "Ready", "Cancel", "Check", "Scope", "Shield", "Open",
 	"Close", "AwaitAll", "TryResult", "State", "OnCancel", "Stop", "Lease", "Release", "Produce",
-	"Actor", "ActorCancel", "ProduceCancel", "Select", "SelectRepeat", "PoolDiscard", "JoinSelf", "Sleep", "WaitAll"}
+	"Actor", "ActorCancel", "ProduceCancel", "Select", "SelectRepeat", "PoolDiscard", "JoinSelf", "Sleep", "WaitAll", "ForeignChain"}
 
 func (k OpKind) String() string { return opNames[k] }
 
@@ -306,6 +307,8 @@ func printOps(b *strings.Builder, self int, ops []*Op, depth int) {
 			fmt.Fprintf(b, "err := j%d.Sleep(%dus); err2 := j%d.Yield()\n", self, op.K, self)
 		case OpWaitAll:
 			fmt.Fprintf(b, "err := j%d.WaitAll(-1)\n", self)
+		case OpForeignChain:
+			fmt.Fprintf(b, "err := j%d.Scope(chain of %d children blocked on Go channels, the releasing one launched last)\n", self, op.Count)
 		}
 	}
 }

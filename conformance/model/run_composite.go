@@ -151,6 +151,21 @@ func (r *runner) composite(j *kc.Job, op *Op) {
 		sig.Recv(j)
 		p.Discard()
 		r.record(op, []error{nil, cj.Join(j)})
+	case OpForeignChain:
+		err := j.Scope(func(s *kc.Job) error {
+			gates := make([]chan struct{}, op.Count)
+			for i := range gates {
+				gates[i] = make(chan struct{})
+			}
+			for i := 1; i < op.Count; i++ {
+				if _, err := s.Launch(func(*kc.Job) error { <-gates[i-1]; close(gates[i]); return nil }); err != nil {
+					return err
+				}
+			}
+			_, err := s.Launch(func(*kc.Job) error { close(gates[0]); return nil })
+			return err
+		})
+		r.record(op, []error{err})
 	case OpSleep:
 		err := j.Sleep(time.Duration(op.K) * time.Microsecond)
 		r.record(op, []error{err, j.Yield()})
