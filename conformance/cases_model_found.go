@@ -30,6 +30,12 @@ func modelFoundCases() []Case {
 // to catch the old defects in a few runs, short enough for CI.
 const raceBudget = 2 * time.Second
 
+// moreRounds reports whether a race-hunting case goes on to round: always
+// for the first 200, then until end (its raceBudget) or 200,000 rounds.
+func moreRounds(round int, end time.Time) bool {
+	return round < 200 || time.Now().Before(end) && round < 200000
+}
+
 // A running child that is blocked outside kc (on a Go channel) is on no
 // child list, so its nursery's cancel walk does not reach it; the
 // cancellation still reached it (lazily), and came first: the child's own
@@ -79,7 +85,7 @@ func cancelledProducerSendsNothing(rt *kc.Runtime, p *probe) {
 		stop := p.deadman("Recv from a cancelled producer", func() { j.Cancel(nil) })
 		defer stop()
 		end := time.Now().Add(raceBudget)
-		for round := 0; round < 200 || time.Now().Before(end) && round < 200000; round++ {
+		for round := 0; moreRounds(round, end); round++ {
 			n, err := j.Open()
 			if !p.job("Open", n, err) {
 				return nil
@@ -128,7 +134,7 @@ func joinFailedChildSeesParentCancelled(rt *kc.Runtime, p *probe) {
 	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
 		end := time.Now().Add(raceBudget)
 		failed := false
-		for round := 0; !failed && (round < 200 || time.Now().Before(end) && round < 200000); round++ {
+		for round := 0; !failed && (moreRounds(round, end)); round++ {
 			err := j.Scope(func(s *kc.Job) error {
 				failed = true // until the round's checks pass
 				n, err := s.Open()
@@ -176,7 +182,7 @@ func joinChildWhoseFailureCancelledMe(rt *kc.Runtime, p *probe) {
 	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
 		end := time.Now().Add(raceBudget)
 		failed := false
-		for round := 0; !failed && (round < 200 || time.Now().Before(end) && round < 200000); round++ {
+		for round := 0; !failed && (moreRounds(round, end)); round++ {
 			err := j.Scope(func(s *kc.Job) error {
 				failed = true // until the round's checks pass
 				c, err := s.Launch(func(cj *kc.Job) error {
