@@ -90,15 +90,11 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 		}
 		c := abCalibration{bench: *bench, backends: *backend, format: *format, raw: *raw, fromRaw: *fromRaw, trials: cfg.Trials,
 			alpha: cfg.Alpha, maxRegress: cfg.MaxRegress, flags: &abf}
-		for _, s := range strings.Split(*slowdowns, ",") {
-			if *slowdowns == "none" {
-				break // A/A trials only
+		if *slowdowns != "none" { // none: A/A trials only
+			var err error
+			if c.slowdowns, err = parseSlowdowns(*slowdowns, ", or none"); err != nil {
+				return err
 			}
-			v, err := gate.ParsePercent(strings.TrimSpace(s))
-			if err != nil || v <= 0 {
-				return usageError("-slowdowns: bad slowdown %q: want positive percentages, e.g. 10%%,25%%, or none", s)
-			}
-			c.slowdowns = append(c.slowdowns, v)
 		}
 		// Package paired takes alpha in (0, 1): at 1 it judges no row.
 		if c.trials < 1 || !(c.alpha > 0 && c.alpha < 1) {
@@ -113,20 +109,13 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	if err := runner.ParseBenchtime(*benchtime); err != nil {
 		return usageError("-benchtime: %w", err)
 	}
+	var err error
 	if !slices.Contains(perf.SlowedWorkloads(), *bench) {
 		return usageError("-bench %q: want one of %s", *bench, strings.Join(perf.SlowedWorkloads(), ", "))
 	}
-	for _, s := range strings.Split(*slowdowns, ",") {
-		v, err := gate.ParsePercent(strings.TrimSpace(s))
-		if err != nil || v <= 0 {
-			return usageError("-slowdowns: bad slowdown %q: want positive percentages, e.g. 10%%,25%%", s)
-		}
-		cfg.Slowdowns = append(cfg.Slowdowns, v)
+	if cfg.Slowdowns, err = parseSlowdowns(*slowdowns, ""); err != nil {
+		return err
 	}
-	if !slices.IsSorted(cfg.Slowdowns) {
-		slices.Sort(cfg.Slowdowns)
-	}
-	cfg.Slowdowns = slices.Compact(cfg.Slowdowns)
 	if cfg.Trials < 1 || cfg.Samples < gate.MinSamples || cfg.Family < 1 || !(cfg.Alpha > 0 && cfg.Alpha <= 1) {
 		return usageError("-trials must be >= 1, -samples >= %d, -family >= 1 and -alpha in (0, 1]", gate.MinSamples)
 	}
@@ -187,4 +176,20 @@ func slowedSampler(workload string, s float64, benchtime string) (calibrate.Samp
 		}
 		return out, nil
 	}, nil
+}
+
+// parseSlowdowns parses -slowdowns, a comma-separated list of positive
+// percentages, into fractions in increasing order without repeats; alt
+// names what else the flag accepts, for the usage error.
+func parseSlowdowns(list, alt string) ([]float64, error) {
+	var out []float64
+	for _, s := range strings.Split(list, ",") {
+		v, err := gate.ParsePercent(strings.TrimSpace(s))
+		if err != nil || v <= 0 {
+			return nil, usageError("-slowdowns: bad slowdown %q: want positive percentages, e.g. 10%%,25%%%s", s, alt)
+		}
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
