@@ -24,6 +24,7 @@ type abCalibration struct {
 	bench, backends, format string
 	raw, fromRaw            string // files to write the raw pairs to, or to judge instead of measuring
 	trials                  int
+	tune                    bool // adjust every slowdown's steps to its measured effect first (tuneSlowdown)
 	slowdowns               []float64
 	alpha, maxRegress       float64
 	flags                   *abFlags
@@ -108,16 +109,26 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 				return badInput(fmt.Errorf("%s costs %.1f ns/op over %.2f injection calls: +%g%% is less than one %.2f ns step a call; choose a dearer row or a larger slowdown",
 					row, s.BaseNs, s.CallsPerOp, 100*sd, stepNs))
 			}
-			s.Steps = append(s.Steps, steps)
-			name := fmt.Sprintf("slow-%d-%d", i, k)
-			p, err := build(name, ab.BuildSpec{Kcslow: true, Steps: steps})
-			if err != nil {
-				return badInput(err)
+			label := fmt.Sprintf("%s +%g%%", row, 100*sd)
+			start := func(steps int) (*ab.Driver, error) {
+				p, err := build(fmt.Sprintf("slow-%d-%d-%d", i, k, steps), ab.BuildSpec{Kcslow: true, Steps: steps})
+				if err != nil {
+					return nil, badInput(err)
+				}
+				return ab.StartOn(p, label, env, c.flags.cpuList)
 			}
-			d, err := ab.StartOn(p, fmt.Sprintf("%s +%g%%", row, 100*sd), env, c.flags.cpuList)
+			d, err := start(steps)
 			if err != nil {
 				return err
 			}
+			if c.tune {
+				pilot := cfg
+				pilot.Rows, pilot.Rounds, pilot.Precision, pilot.Budget, pilot.Progress = []string{row}, tunePairs, 0, 0, nil
+				if d, steps, err = tuneSlowdown(ctx, stderr, pilot, drivers[0], d, label, sd, steps, start); err != nil {
+					return err
+				}
+			}
+			s.Steps = append(s.Steps, steps)
 			drivers = append(drivers, d)
 			slowed[i] = append(slowed[i], d)
 		}
@@ -260,4 +271,76 @@ func judgeRaw(stdout io.Writer, paths string, c abCalibration) error {
 		return res.WriteJSON(stdout)
 	}
 	return res.WriteText(stdout)
+}
+
+// tunePairs is the number of pairs of one pilot run of tuneSlowdown, and
+// tuneRounds the most pilot runs per slowdown.
+const (
+	tunePairs  = 100
+	tuneRounds = 3
+)
+
+// tuneSlowdown adjusts a slowdown build to its nominal effect sd on its
+// row. The steps computed from the row's ns/op assume that every
+// injected nanosecond lengthens the op; where the slowed path overlaps
+// with work on another core (JobCreate's Launch while children run on the
+// other worker) the op slows by less. So a pilot A/B run (pilot's one row,
+// base against d) measures the effect, and while it is off by more than a
+// quarter of sd the steps are scaled by nominal over measured (at most 3
+// times, at least a third, per round), the build remade and measured
+// again, up to tuneRounds pilots. It returns the driver and steps to use
+// (the closest effect measured), having closed the others. The trials
+// measure the slowdown again, independently of the pilot, and report it.
+func tuneSlowdown(ctx context.Context, stderr io.Writer, pilot ab.Config, base, d *ab.Driver, label string, sd float64, steps int,
+	start func(steps int) (*ab.Driver, error)) (_ *ab.Driver, _ int, err error) {
+	bestD, bestSteps, bestOff := d, steps, math.Inf(1)
+	defer func() {
+		if err != nil { // none of them is handed back
+			bestD.Close()
+			if d != nil {
+				d.Close()
+			}
+		}
+	}()
+	for round := range tuneRounds {
+		pilot.Sides = []*ab.Driver{base, d}
+		res, err := ab.Run(ctx, pilot)
+		if err != nil {
+			return nil, 0, failure(err)
+		}
+		est, err := paired.Analyze(res.Rows[0].Pairs(1), 0.95, 0.05)
+		if err != nil {
+			return nil, 0, failure(fmt.Errorf("%s: pilot: %w", label, err))
+		}
+		eff := est.Ratio - 1
+		fmt.Fprintf(stderr, "%s: pilot %d: %d steps a call measured %+.1f%%\n", label, round+1, steps, 100*eff)
+		if off := math.Abs(eff - sd); off < bestOff {
+			if bestD != d {
+				bestD.Close()
+			}
+			bestD, bestSteps, bestOff = d, steps, off
+		} else if d != bestD {
+			d.Close()
+		}
+		if bestOff <= sd/4 || round == tuneRounds-1 {
+			break
+		}
+		scale := 3.0
+		if eff > 0 {
+			scale = min(max(sd/eff, 1.0/3), 3)
+		}
+		next := max(1, int(math.Round(float64(steps)*scale)))
+		if next == steps {
+			break
+		}
+		if d, err = start(next); err != nil {
+			d = nil
+			return nil, 0, err
+		}
+		steps = next
+	}
+	if d != bestD {
+		d.Close()
+	}
+	return bestD, bestSteps, nil
 }
