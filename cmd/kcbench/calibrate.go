@@ -25,9 +25,10 @@ cost in the kc core's launch, await and park paths (the kcslow build
 tag, package runtimes/kc/kcslow). A +X% slowdown is X% of the row's
 measured ns/op: a counting probe build gives the injection calls per op,
 and the spin steps per call are chosen from them and the measured cost
-of a step; then (-tune, the default) a pilot A/B run of 100 pairs
-measures each slowdown build, and its steps are scaled until its
-measured effect is within a quarter of the nominal one (JobCreate's
+of a step; then (-tune, the default) pilot A/B runs of 100 pairs
+measure each slowdown build, and its steps follow a line fitted to the
+pilots until a pilot is within a quarter of the nominal effect (3
+pilots at most) (JobCreate's
 Launch partly overlaps with its children running on the other core, so
 its injected nanoseconds show only in part). The output gives the
 measured ratio of every slowdown in the trials next to the nominal one. Trials are judged as a gate run (Holm across the rows;
@@ -77,7 +78,7 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	fs.Var(&maxRegress, "max-regress", "the gate's -max-regress `percentage`")
 	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "the gate's -alpha `level`")
 	fs.IntVar(&cfg.Family, "family", cfg.Family, "`number` of comparisons the simulated gate run corrects for (default: the rows of a default run)")
-	tune := fs.Bool("tune", true, "-ab: measure every slowdown build in a pilot A/B run and adjust its spin steps until its effect is within a quarter of the nominal one (up to 3 pilots of 100 pairs)")
+	tune := fs.Bool("tune", true, "-ab: measure every slowdown build in pilot A/B runs (100 pairs, 3 at most) and fit its spin steps to the nominal effect")
 	abMode := fs.Bool("ab", false, "calibrate the A/B gate (gate -base): A/A builds and kcslow builds of the working tree")
 	backend := fs.String("backend", "stealing", "-ab: comma-separated kc `backends` of the rows")
 	format := fs.String("format", "text", "-ab: output `format`, text or json")

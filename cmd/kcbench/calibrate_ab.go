@@ -284,24 +284,23 @@ const (
 // row. The steps computed from the row's ns/op assume that every
 // injected nanosecond lengthens the op; where the slowed path overlaps
 // with work on another core (JobCreate's Launch while children run on the
-// other worker) the op slows by less. So a pilot A/B run (pilot's one row,
-// base against d) measures the effect, and while it is off by more than a
-// quarter of sd the steps are scaled by nominal over measured (at most 3
-// times, at least a third, per round), the build remade and measured
-// again, up to tuneRounds pilots. It returns the driver and steps to use
-// (the closest effect measured), having closed the others. The trials
-// measure the slowdown again, independently of the pilot, and report it.
+// other worker) the op slows by less. So pilot A/B runs (pilot's one row,
+// base against the slowed build) measure the effect, and the steps follow
+// a line through the origin fitted to every pilot so far (effect = a x
+// steps, least squares), which averages the pilots' noise, moving at most
+// 3 times up or down per pilot. It stops at the first pilot within a
+// quarter of sd, else after tuneRounds pilots with a build at the fitted
+// steps. It returns the driver and steps to use, having closed the
+// others. The trials measure the slowdown again, independently of the
+// pilots, and report it.
 func tuneSlowdown(ctx context.Context, stderr io.Writer, pilot ab.Config, base, d *ab.Driver, label string, sd float64, steps int,
 	start func(steps int) (*ab.Driver, error)) (_ *ab.Driver, _ int, err error) {
-	bestD, bestSteps, bestOff := d, steps, math.Inf(1)
 	defer func() {
-		if err != nil { // none of them is handed back
-			bestD.Close()
-			if d != nil {
-				d.Close()
-			}
+		if err != nil && d != nil {
+			d.Close()
 		}
 	}()
+	var sse, ss float64 // sums of steps x effect and steps squared over the pilots
 	for round := range tuneRounds {
 		pilot.Sides = []*ab.Driver{base, d}
 		res, err := ab.Run(ctx, pilot)
@@ -314,33 +313,28 @@ func tuneSlowdown(ctx context.Context, stderr io.Writer, pilot ab.Config, base, 
 		}
 		eff := est.Ratio - 1
 		fmt.Fprintf(stderr, "%s: pilot %d: %d steps a call measured %+.1f%%\n", label, round+1, steps, 100*eff)
-		if off := math.Abs(eff - sd); off < bestOff {
-			if bestD != d {
-				bestD.Close()
-			}
-			bestD, bestSteps, bestOff = d, steps, off
-		} else if d != bestD {
-			d.Close()
-		}
-		if bestOff <= sd/4 || round == tuneRounds-1 {
+		if math.Abs(eff-sd) <= sd/4 {
 			break
 		}
-		scale := 3.0
-		if eff > 0 {
-			scale = min(max(sd/eff, 1.0/3), 3)
+		sse += float64(steps) * eff
+		ss += float64(steps) * float64(steps)
+		next := 3 * steps
+		if a := sse / ss; a > 0 {
+			next = min(max(int(math.Round(sd/a)), (steps+2)/3), 3*steps)
 		}
-		next := max(1, int(math.Round(float64(steps)*scale)))
+		next = max(next, 1)
 		if next == steps {
 			break
 		}
+		d.Close()
 		if d, err = start(next); err != nil {
 			d = nil
 			return nil, 0, err
 		}
 		steps = next
+		if round == tuneRounds-1 {
+			fmt.Fprintf(stderr, "%s: %d steps a call, fitted to the pilots\n", label, steps)
+		}
 	}
-	if d != bestD {
-		d.Close()
-	}
-	return bestD, bestSteps, nil
+	return d, steps, nil
 }
