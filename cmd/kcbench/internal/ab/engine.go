@@ -21,11 +21,33 @@ type Order int
 const (
 	// Alternate runs the sides in order in even rounds and in reverse
 	// in odd rounds (ABBA ABBA ...), so that neither side is always
-	// the first of its pair.
+	// the first of its pair. With more than two sides the order also
+	// rotates by one every two rounds (ABCD DCBA BCDA ADCB ...), so that
+	// over 2n rounds every side takes every place in a round equally
+	// often: reversal alone would keep the base at the two ends (the
+	// first sample after the drivers restart, and the last) and the
+	// second side in the middle, which biases their comparison wherever
+	// the place in a round matters.
 	Alternate Order = iota
 	// Fixed runs the sides in the same order every round (AB AB ...).
 	Fixed
 )
+
+// sides returns the order in which round runs n sides (see Alternate).
+func (o Order) sides(round, n int) []int {
+	order := make([]int, n)
+	start := 0
+	if o == Alternate && n > 2 {
+		start = round / 2 % n
+	}
+	for i := range order {
+		order[i] = (start + i) % n
+	}
+	if o == Alternate && round%2 == 1 {
+		slices.Reverse(order)
+	}
+	return order
+}
 
 // A Config configures Run.
 type Config struct {
@@ -207,13 +229,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // runRound takes one sample of r on every side.
 func (cfg *Config) runRound(r *RowResult, round int) error {
 	n := len(cfg.Sides)
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	if cfg.Order == Alternate && round%2 == 1 {
-		slices.Reverse(order)
-	}
+	order := cfg.Order.sides(round, n)
 	bt := cfg.SampleTime.String()
 	warm := 0
 	if !cfg.FixedTime {
