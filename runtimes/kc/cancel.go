@@ -228,9 +228,12 @@ func (j *Job) addHook(n *cancelNode) int {
 	return how
 }
 
-func (j *Job) removeHookLocked(n *cancelNode) {
+// removeHookLocked unlinks n if it is still on j's hooks and reports
+// whether it did. False means that j's cancel walk (which may still be
+// about to fire n) or its finish detached n first.
+func (j *Job) removeHookLocked(n *cancelNode) bool {
 	if !n.linked {
-		return
+		return false
 	}
 	if n.prev != nil {
 		n.prev.next = n.next
@@ -241,6 +244,7 @@ func (j *Job) removeHookLocked(n *cancelNode) {
 		n.next.prev = n.prev
 	}
 	n.prev, n.next, n.linked = nil, nil, false
+	return true
 }
 
 // Cancel requests cancellation of j with the given cause (nil is allowed)

@@ -3,6 +3,7 @@ package kc
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // Chan is a cancellation-aware channel of T values (spec 05 "Channels"):
@@ -17,7 +18,9 @@ import (
 // job) may share one. All methods are safe for concurrent use.
 //
 // Cost: an operation that does not block takes the channel's mutex once and
-// allocates nothing; one that blocks allocates its wait node.
+// allocates nothing; one that blocks allocates its wait node, unless the
+// channel holds a spare one (a Chan keeps the node of its last finished
+// blocked Send or Recv, so a ping-pong allocates nothing once warm).
 //
 // Ordering: values are received in the order they were sent (for one
 // sender), blocked senders and receivers are served first come first served,
@@ -36,6 +39,11 @@ type Chan[T any] struct {
 	closed error
 	recvq  waitq[T] // blocked receivers (and select receive cases); non-empty only when count == 0
 	sendq  waitq[T] // blocked senders (and select send cases); non-empty only when count == len(buf)
+
+	// spare is the wait node of a finished blocked Send or Recv, zeroed,
+	// kept for the next one (newOp, putOp), or nil. Taken by Swap under mu,
+	// put back by a CAS from nil without mu.
+	spare atomic.Pointer[chanOp[T]]
 }
 
 var (
@@ -127,10 +135,15 @@ func (c *Chan[T]) Send(j *Job, v T) error {
 		c.unlockWake(wake)
 		return err
 	}
-	op := newChanOp(j, v)
+	op := c.newOp(j, v)
 	c.sendq.push(&op.s)
 	c.mu.Unlock()
-	return c.finish(op.w.wait(), &op.s)
+	reason, private := op.w.wait()
+	off, err := c.finish(reason, &op.s)
+	if private && off {
+		c.putOp(op)
+	}
+	return err
 }
 
 // TrySend sends v if it can do so at once: ErrWouldBlock if the channel is
@@ -166,11 +179,16 @@ func (c *Chan[T]) Recv(j *Job) (T, error) {
 		c.unlockWake(wake)
 		return v, err
 	}
-	op := newChanOp(j, v)
+	op := c.newOp(j, v)
 	c.recvq.push(&op.s)
 	c.mu.Unlock()
-	err := c.finish(op.w.wait(), &op.s)
-	return op.v, err
+	reason, private := op.w.wait()
+	off, err := c.finish(reason, &op.s)
+	v = op.v
+	if private && off {
+		c.putOp(op)
+	}
+	return v, err
 }
 
 // TryRecv receives a value if one is ready: ErrWouldBlock if the channel is
@@ -240,18 +258,21 @@ func (c *Chan[T]) closedErr() error {
 // finish turns the wake of a blocked Send or Recv into its result: the
 // handoff happened (nil), the channel closed, or the wait was cancelled, in
 // which case the wait node is taken off the queue if nobody else took it.
-func (c *Chan[T]) finish(reason uint32, s *sudog[T]) error {
+// off reports that s is off every queue (always, unless a fault leaves it
+// on), so that no counterpart can reach it any more.
+func (c *Chan[T]) finish(reason uint32, s *sudog[T]) (off bool, err error) {
 	if reason >= wakeCase {
 		if s.closed {
-			return c.closedErr()
+			return true, c.closedErr()
 		}
-		return nil
+		return true, nil
 	}
 	j := s.w.job
+	off = !j.rt.faults.has(faultChanCancelNoDequeue)
 	c.mu.Lock()
-	if s.q != nil && !j.rt.faults.has(faultChanCancelNoDequeue) {
+	if s.q != nil && off {
 		s.q.remove(s)
 	}
 	c.mu.Unlock()
-	return j.cancelledErr()
+	return off, j.cancelledErr()
 }

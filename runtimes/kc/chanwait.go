@@ -1,5 +1,7 @@
 package kc
 
+import "sync"
+
 // Blocking channel operations: spec 05's wait nodes, on kc's Parker.
 //
 // A blocked Send, Recv or Select owns one chanWaiter (its Parker, and a
@@ -32,36 +34,79 @@ type chanWaiter struct {
 	job    *Job // the waiting job; nil for a plain goroutine. Immutable.
 }
 
+// selectWaiters holds zeroed chanWaiters of finished Selects for reuse
+// (newChanWaiter, putChanWaiter).
+var selectWaiters = sync.Pool{New: func() any { return new(chanWaiter) }}
+
+// newChanWaiter returns a waiter for a Select by j that is about to block.
 func newChanWaiter(j *Job) *chanWaiter {
-	w := &chanWaiter{job: j}
+	w := selectWaiters.Get().(*chanWaiter)
+	w.job = j
 	w.p.init(j != nil)
 	w.p.quick = true
 	return w
 }
 
+// putChanWaiter gives back the waiter of a finished Select. As for putOp,
+// only when nobody else can still touch w: the Select has taken every
+// sudog of w off its channel's queue (under the channel's mutex), the
+// counterpart that won the wake has signalled it, and wait reported it
+// private.
+func putChanWaiter(w *chanWaiter) {
+	*w = chanWaiter{}
+	selectWaiters.Put(w)
+}
+
 // chanOp is a blocked Send or Recv: its waiter, its one sudog and the value
-// sent or received, in one allocation.
+// sent or received, in one allocation, which the channel keeps as its spare
+// for the next blocked Send or Recv (see Chan.spare).
 type chanOp[T any] struct {
 	w chanWaiter
 	s sudog[T]
 	v T
 }
 
-func newChanOp[T any](j *Job, v T) *chanOp[T] {
-	op := &chanOp[T]{w: chanWaiter{job: j}, v: v}
+// newOp returns a wait node for a Send or Recv by j that is about to block
+// on c: the channel's spare if it has one, else a new one. c.mu is held.
+func (c *Chan[T]) newOp(j *Job, v T) *chanOp[T] {
+	// Swap, not Load and Store: putOp runs without c.mu. Whichever node
+	// this takes is ours alone: putOp published it zeroed (the Swap sees
+	// its writes: Go atomics are sequentially consistent), and its last
+	// owner has stopped touching it.
+	op := c.spare.Swap(nil)
+	if op == nil {
+		op = new(chanOp[T])
+	}
+	op.w.job, op.v = j, v
 	op.w.p.init(j != nil)
 	op.w.p.quick = true
 	op.s.w, op.s.elem = &op.w, &op.v
 	return op
 }
 
+// putOp makes op, whose operation is over, c's spare. Its owner calls it
+// last, and only when nobody else can still touch op: the counterpart that
+// won op's wake has signalled its Parker (the wake's last touch), op is
+// off c's queues, and the cancel hook was never linked or was unlinked by
+// the owner itself (chanWaiter.wait's private result). Zeroed, op keeps no
+// value or job alive and is as new(chanOp[T]) for newOp. If c has a spare
+// already, op is left to the collector.
+func (c *Chan[T]) putOp(op *chanOp[T]) {
+	*op = chanOp[T]{}
+	c.spare.CompareAndSwap(nil, op) // publishes the zeroed node to newOp's Swap
+}
+
 // wait parks until a counterpart or the cancellation of w.job wakes w, and
 // returns the wake reason. The cancel hook is on w.job only while parked.
-func (w *chanWaiter) wait() uint32 {
+// private reports whether only the counterpart that won the wake can have
+// touched w: the hook was never linked, or the owner unlinked it itself.
+// When it is false, the cancel walk of w.job detached the hook and may
+// still be about to try its (losing) wake on w, so w must not be reused.
+func (w *chanWaiter) wait() (reason uint32, private bool) {
 	j := w.job
 	if j == nil {
 		w.p.Wait()
-		return w.p.reason.Load()
+		return w.p.reason.Load(), true
 	}
 	w.hook.w = &w.waiter
 	how := j.addHook(&w.hook)
@@ -70,12 +115,13 @@ func (w *chanWaiter) wait() uint32 {
 	}
 	j.rt.ex.Park(&w.p)
 	slowPoint()
+	private = how != hookLinked
 	if how == hookLinked {
 		j.mu.Lock()
-		j.removeHookLocked(&w.hook)
+		private = j.removeHookLocked(&w.hook)
 		j.mu.Unlock()
 	}
-	return w.p.reason.Load()
+	return w.p.reason.Load(), private
 }
 
 // unpark wakes w after a counterpart won its CAS. It never blocks.

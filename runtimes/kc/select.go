@@ -159,7 +159,7 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 		}
 	}
 	unlockAll(locks)
-	reason := w.wait()
+	reason, private := w.wait()
 	chosen, err := -1, error(nil)
 	lockAll(locks)
 	for i, c := range cases {
@@ -173,6 +173,9 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 		}
 	}
 	unlockAll(locks)
+	if private && (j == nil || !j.rt.faults.has(faultSelectNoCleanup)) {
+		putChanWaiter(w) // every sudog of w is off its queue
+	}
 	if chosen < 0 {
 		return -1, j.cancelledErr()
 	}

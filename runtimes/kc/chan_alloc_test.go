@@ -1,0 +1,73 @@
+package kc_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/kcbench/kcbench/runtimes/goroutine"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// TestChanPingPongNoAllocs checks that a warm ping-pong over two rendezvous
+// channels allocates nothing per round trip, although every round trip
+// blocks at least one Send or Recv: each channel reuses the wait node of
+// its last finished blocked operation. Jobs and plain goroutines alike.
+func TestChanPingPongNoAllocs(t *testing.T) {
+	rt := kc.New(goroutine.New())
+	defer rt.Close()
+	for _, withJobs := range []bool{false, true} {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			ping, _ := kc.NewChan[int](0)
+			pong, _ := kc.NewChan[int](0)
+			me := j
+			if !withJobs {
+				me = nil
+			}
+			echo := func(c *kc.Job) error {
+				for {
+					v, err := ping.Recv(c)
+					if errors.Is(err, kc.ErrClosed) {
+						return nil
+					}
+					if err != nil {
+						return err
+					}
+					if err := pong.Send(c, v+1); err != nil {
+						return err
+					}
+				}
+			}
+			if withJobs {
+				if _, err := j.Launch(echo); err != nil {
+					return err
+				}
+			} else {
+				go echo(nil)
+			}
+			defer ping.Close()
+			bad := 0
+			round := func() {
+				if ping.Send(me, 1) != nil {
+					bad++
+				}
+				if v, err := pong.Recv(me); err != nil || v != 2 {
+					bad++
+				}
+			}
+			for range 10 {
+				round() // warm: both channels get their spare node
+			}
+			if got := testing.AllocsPerRun(1000, round); got >= 0.01 {
+				t.Errorf("jobs=%v: %.3f allocs per round trip; want 0", withJobs, got)
+			}
+			if bad != 0 {
+				t.Errorf("jobs=%v: %d round trips failed", withJobs, bad)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
