@@ -89,6 +89,9 @@ func (j *Job) cancel(cause error, how cancelKind) bool {
 		j.takeParentCancel()
 	}
 	j.lockSlow()
+	if j.cancelLeafLocked(cause, how) {
+		return true
+	}
 	moved, walk := j.requestCancelLocked(cause, how)
 	if walk {
 		j.cancelWalkLocked()
@@ -96,6 +99,73 @@ func (j *Job) cancel(cause error, how cancelKind) bool {
 		j.mu.Unlock()
 	}
 	return moved
+}
+
+// cancelLeafLocked is requestCancelLocked and cancelWalkLocked in one, for
+// the job that most cancellations reach: a leaf (no holds, so no children
+// and no leases) outside a Shield, whose body has not ended, with no
+// OnCancel callbacks (its hooks, if any, are cancellable waits, such as
+// the Sleep or channel operation its body is parked in). One CAS of the
+// state word records the request, moves j to Cancelling and marks the
+// walk begun, and the walk takes no hold: its only work after unlocking
+// is waking the waits, which runs no user code, so nothing needs j kept
+// from finishing meanwhile (a wait whose owner returned first loses the
+// wake's CAS; see chanWaiter.wait for why such a node is not reused). No
+// child can attach once bitCancel is set (refusal), so the leaf needs no
+// down flag. It reports false, changing nothing, when j is not such a leaf
+// (or a tracer or fault wants the general path); j.mu is then still held.
+// On true, j.mu has been released.
+func (j *Job) cancelLeafLocked(cause error, how cancelKind) bool {
+	rt := j.rt
+	if j.body == nil || rt.tracer != nil || rt.faults.on() {
+		return false
+	}
+	for n := j.hooks; n != nil; n = n.next {
+		if n.w == nil {
+			return false // an OnCancel callback: it runs under the walk's hold
+		}
+	}
+	bits := bitCancel | bitWalked | uint64(Cancelling)
+	if how == byTimeout {
+		bits |= bitTimedOut
+	}
+	// bitCancel, bitShield, bitWalked and the State change only under
+	// j.mu, which we hold; attach and Lease (adding holds, by CAS without
+	// j.mu), releases (Add) and the claim and bitBodyDone (Or) may change
+	// the word meanwhile, and the loop retries after them. The cause is
+	// stored before the CAS that publishes bitCancel, so a lock-free reader
+	// that sees bitCancel sees it (cancelErr); should the loop give up,
+	// bitCancel is still clear and requestCancelLocked stores the same
+	// cause again.
+	leaf := func(s uint64) bool {
+		return s&(bitCancel|bitShield|bitBodyDone|bitWalked) == 0 && holds(s) == 0 && stateOf(s) <= Closing
+	}
+	s := j.state.Load()
+	if !leaf(s) {
+		return false
+	}
+	j.setCauseLocked(cause)
+	for !j.state.CompareAndSwap(s, s&^stateMask|bits) {
+		if s = j.state.Load(); !leaf(s) {
+			return false
+		}
+	}
+	rt.stats.add(cCancelReq)
+	if j.x != nil && j.x.done != nil {
+		close(j.x.done)
+	}
+	hooks := j.hooks
+	j.hooks = nil
+	for n := hooks; n != nil; n = n.next {
+		n.linked = false
+	}
+	j.mu.Unlock()
+	for n := hooks; n != nil; {
+		next := n.next // read first: once woken, a waiter returns and the node is no longer ours
+		n.w.p.wake(wakeCancel)
+		n = next
+	}
+	return true
 }
 
 // cancelWalk propagates a recorded cancellation (spec 02 topology walk):
