@@ -88,8 +88,18 @@ func (j *Job) cancel(cause error, how cancelKind) bool {
 	if how != byPropagation && j.state.Load()&bitCancel == 0 && j.parentDown() && !j.rt.faults.has(faultLazyCancelIgnored) {
 		j.takeParentCancel()
 	}
+	return j.cancelLocking(cause, how, 0)
+}
+
+// cancelLocking is cancel after the look at the parent: it takes j.mu and
+// records the request, and runs the walk if due. unlist is bitListed when
+// the caller is the walk of j's parent, which has taken j off its child
+// list (cancelWalkLocked), else 0: a leaf cancelled by that walk then
+// drops bitListed in the CAS that cancels it, and so ends without taking
+// the parent's lock (released).
+func (j *Job) cancelLocking(cause error, how cancelKind, unlist uint64) bool {
 	j.lockSlow()
-	if j.cancelLeafLocked(cause, how) {
+	if j.cancelLeafLocked(cause, how, unlist) {
 		return true
 	}
 	moved, walk := j.requestCancelLocked(cause, how)
@@ -114,8 +124,8 @@ func (j *Job) cancel(cause error, how cancelKind) bool {
 // child can attach once bitCancel is set (refusal), so the leaf needs no
 // down flag. It reports false, changing nothing, when j is not such a leaf
 // (or a tracer or fault wants the general path); j.mu is then still held.
-// On true, j.mu has been released.
-func (j *Job) cancelLeafLocked(cause error, how cancelKind) bool {
+// On true, j.mu has been released. unlist is as for cancelLocking.
+func (j *Job) cancelLeafLocked(cause error, how cancelKind, unlist uint64) bool {
 	rt := j.rt
 	if j.body == nil || rt.tracer != nil || rt.faults.on() {
 		return false
@@ -145,7 +155,7 @@ func (j *Job) cancelLeafLocked(cause error, how cancelKind) bool {
 		return false
 	}
 	j.setCauseLocked(cause)
-	for !j.state.CompareAndSwap(s, s&^stateMask|bits) {
+	for !j.state.CompareAndSwap(s, s&^(stateMask|unlist)|bits) {
 		if s = j.state.Load(); !leaf(s) {
 			return false
 		}
@@ -205,6 +215,17 @@ func (j *Job) cancelWalkLocked() {
 	}
 	var buf [8]*Job
 	kids := buf[:0]
+	// The walk takes its children off the child list as it snapshots it
+	// (unless a tracer or a fault wants the list kept whole): the list's
+	// only use, reaching them with the cancellation, is over for them, and
+	// a detached child need not take j.mu to unlink itself when it ends
+	// (unlinkChildLocked skips it; a leaf also drops bitListed as the walk
+	// cancels it, see cancelLocking, and then skips childDone). A child
+	// listed later is linked anew, and cancels itself (list).
+	var unlist uint64
+	if j.rt.tracer == nil && !j.rt.faults.on() {
+		unlist = bitListed
+	}
 	// With no holds before ours, j has no children, and outside a Shield
 	// none can attach from now on (refusal), so no child will ever read
 	// down: a leaf's walk skips the store.
@@ -212,8 +233,16 @@ func (j *Job) cancelWalkLocked() {
 		// Stored before the snapshot, under mu: a child listed after the
 		// snapshot sees it (list), an unlisted one sees it when it checks.
 		j.down.Store(1)
-		for c := j.head; c != nil; c = c.next {
+		for c := j.head; c != nil; {
+			next := c.next
 			kids = append(kids, c)
+			if unlist != 0 {
+				c.prev, c.next = nil, nil
+			}
+			c = next
+		}
+		if unlist != 0 {
+			j.head = nil
 		}
 	}
 	if j.x != nil && j.x.done != nil {
@@ -228,7 +257,7 @@ func (j *Job) cancelWalkLocked() {
 	j.mu.Unlock()
 
 	for _, c := range kids {
-		c.cancel(cause, byPropagation)
+		c.cancelLocking(cause, byPropagation, unlist)
 	}
 	for n := hooks; n != nil; {
 		next := n.next // read first: once woken, a waiter returns and the node is no longer ours

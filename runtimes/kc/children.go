@@ -93,8 +93,8 @@ func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
 // cancellable wait), a Done channel or children. If the parent's walk has
 // already begun (it snapshots the list under the parent's lock, after
 // storing down), list cancels j itself, with the parent's cause. A listed
-// job is unlinked when it ends (childDone). Roots and detached jobs have no
-// list to be on.
+// job is unlinked when it ends (childDone), unless that walk took it off
+// the list first. Roots and detached jobs have no list to be on.
 func (j *Job) list() {
 	if j.state.Load()&bitListed != 0 || !j.attached() {
 		return
@@ -129,7 +129,13 @@ func (j *Job) list() {
 	}
 }
 
+// unlinkChildLocked takes c off j's child list, unless j's cancel walk
+// took it off already (cancelWalkLocked detaches the list it snapshots):
+// a linked c is the head or has a prev, a detached one neither.
 func (j *Job) unlinkChildLocked(c *Job) {
+	if c.prev == nil && j.head != c {
+		return
+	}
 	if c.prev != nil {
 		c.prev.next = c.next
 	} else {

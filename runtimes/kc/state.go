@@ -48,8 +48,10 @@ func (s State) Terminal() bool { return s >= Completed }
 // plain Store after publication, because writers run on several goroutines
 // at once: attach and Lease add holds by CAS without a lock; releases
 // subtract them by Add; the claim and bitSlow are Ors; bitListed is set by
-// a CAS under the parent's mutex (Job.list); everything else is changed
-// under Job.mu.
+// a CAS under the parent's mutex (Job.list) and cleared, only after the
+// parent's cancel walk took the job off the list, by the CAS under Job.mu
+// that cancels a leaf (cancelLeafLocked); everything else is changed under
+// Job.mu.
 //
 // The job finishes exactly once, on the goroutine whose read-modify-write
 // made "bitBodyDone set and no holds" true: the body's end (or a nursery's
@@ -73,7 +75,7 @@ const (
 	bitTimedOut                          // cancelled by its own timeout (and not replaced)
 	bitHasOpen                           // some child was made by Open and may need auto-closing
 	bitSlow                              // waiters, hooks, a failure, a cancellation or a Done channel: finish under mu
-	bitListed                            // on its parent's child list (see Job.list)
+	bitListed                            // put on its parent's child list (see Job.list), and not yet known to be off it
 	bitWaitAll                           // a WaitAll waiter may be registered: the release of the last hold must wake it
 	bitEnded                             // the body returned and its nurseries were collected for auto-closing (under mu)
 
