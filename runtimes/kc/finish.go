@@ -106,8 +106,7 @@ func (j *Job) finishLocked(w *Worker) {
 		n.linked = false
 	}
 	j.hooks = nil
-	var buf [4]*waiter
-	woken := j.takeWaitersLocked(waitTerminal, buf[:0])
+	woken := j.takeWaitersLocked(waitTerminal)
 	if rt.tracer != nil {
 		rt.trace(Event{Kind: EvJobFinalize, Job: j, State: st})
 	}
@@ -117,9 +116,7 @@ func (j *Job) finishLocked(w *Worker) {
 	// parent gone, so WaitAll(0) on the parent right after it counts no j.
 	// (A wait that finds j terminal at once may run before this release.)
 	j.released(st, w, applied)
-	for _, wt := range woken {
-		wt.p.wake(wakeDone)
-	}
+	wakeWaiters(woken)
 }
 
 // endState is the terminal state of a job with state word s and first

@@ -97,6 +97,21 @@ func (cs *counters) add(c counter) {
 	goruntime.ProcUnpin()
 }
 
+// addN counts n events c at once, as add does one.
+func (cs *counters) addN(c counter, n uint64) {
+	if pid := goruntime.ProcPin(); pid < len(cs.stripes) {
+		if goruntime.RaceEnabled {
+			cs.stripes[pid].c[c].Add(n)
+		} else {
+			p := (*uint64)(unsafe.Pointer(&cs.stripes[pid].c[c]))
+			*p += n // pinned: the only writer of this stripe (see counters)
+		}
+	} else {
+		cs.shared.c[c].Add(n)
+	}
+	goruntime.ProcUnpin()
+}
+
 func (cs *counters) snapshot() Stats {
 	var sum [numCounters]uint64
 	for i := -1; i < len(cs.stripes); i++ {

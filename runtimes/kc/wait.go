@@ -40,8 +40,17 @@ func (j *Job) pushWaiterLocked(w *waiter) {
 	}
 }
 
-// removeWaiterLocked unlinks w and counts its wake.
+// removeWaiterLocked unlinks w and counts and traces its wake.
 func (j *Job) removeWaiterLocked(w *waiter) {
+	j.unlinkWaiterLocked(w)
+	j.rt.stats.add(cWaitWoken)
+	if j.rt.tracer != nil {
+		j.rt.trace(Event{Kind: EvJobWaitWake, Job: j, Waiter: w.id()})
+	}
+}
+
+// unlinkWaiterLocked takes w off j.waiters.
+func (j *Job) unlinkWaiterLocked(w *waiter) {
 	if w.prev != nil {
 		w.prev.next = w.next
 	} else {
@@ -51,10 +60,6 @@ func (j *Job) removeWaiterLocked(w *waiter) {
 		w.next.prev = w.prev
 	}
 	w.prev, w.next, w.linked = nil, nil, false
-	j.rt.stats.add(cWaitWoken)
-	if j.rt.tracer != nil {
-		j.rt.trace(Event{Kind: EvJobWaitWake, Job: j, Waiter: w.id()})
-	}
 }
 
 // wakeWaitersLocked wakes the waiters of the given kind (all of them when
@@ -62,36 +67,60 @@ func (j *Job) removeWaiterLocked(w *waiter) {
 // A wake never blocks (Parker.signal), so it is done with j.mu held; that
 // keeps the wake events of a job before its finalize event.
 func (j *Job) wakeWaitersLocked(kind uint8) {
-	var buf [4]*waiter
-	for _, w := range j.takeWaitersLocked(kind, buf[:0]) {
+	wakeWaiters(j.takeWaitersLocked(kind))
+}
+
+// wakeWaiters wakes the chain of waiters that takeWaitersLocked returned
+// (Parker.wake; a waiter already woken by its cancellation or timer loses
+// that CAS, and did not count itself: it was no longer linked). It reads
+// each waiter's next before waking it: once woken, its owner returns.
+func wakeWaiters(w *waiter) {
+	for w != nil {
+		next := w.next
 		w.p.wake(wakeDone)
+		w = next
 	}
 }
 
 // takeWaitersLocked unlinks the waiters of the given kind (see
-// wakeWaitersLocked), counting and tracing their wakes, and appends them to
-// buf for the caller to wake (Parker.wake; a waiter already woken by its
-// cancellation or timer loses that CAS, and did not count itself: it was
-// no longer linked).
-func (j *Job) takeWaitersLocked(kind uint8, buf []*waiter) []*waiter {
+// wakeWaitersLocked), counting their wakes at once and tracing each, and
+// returns them for wakeWaiters as a chain through next, in list order
+// (newest first). Off the list, a waiter's links are no longer under
+// j.mu: they belong to the chain, which only its taker reads.
+func (j *Job) takeWaitersLocked(kind uint8) *waiter {
+	rt := j.rt
 	var skip *waiter
-	if kind == waitTerminal && j.rt.faults.has(faultLostJoinWakeup) {
+	if kind == waitTerminal && rt.faults.has(faultLostJoinWakeup) {
 		for w := j.waiters; w != nil; w = w.next {
 			skip = w // the oldest waiter: its wake is lost
 		}
 	}
+	var head, tail *waiter
+	n := uint64(0)
 	for w := j.waiters; w != nil; {
 		next := w.next
 		if (kind == waitTerminal || w.kind == kind) && w != skip {
-			j.removeWaiterLocked(w)
-			buf = append(buf, w)
+			j.unlinkWaiterLocked(w)
+			if tail == nil {
+				head = w
+			} else {
+				tail.next = w
+			}
+			tail = w
+			n++
+			if rt.tracer != nil {
+				rt.trace(Event{Kind: EvJobWaitWake, Job: j, Waiter: w.id()})
+			}
 		}
 		w = next
+	}
+	if n != 0 {
+		rt.stats.addN(cWaitWoken, n)
 	}
 	if kind == waitChildren { // every WaitAll waiter is gone: releases need not lock
 		j.state.And(^bitWaitAll)
 	}
-	return buf
+	return head
 }
 
 // wait blocks until j satisfies kind, until canceller (if not nil) is
