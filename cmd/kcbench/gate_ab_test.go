@@ -73,7 +73,7 @@ func TestGateABRun(t *testing.T) {
 	}
 	for _, re := range []string{
 		`(?m)^gate: HEAD \([0-9a-f]{12}\) \(base\) vs working tree \(head\), paired ABBA rounds of 1ms samples$`,
-		`(?m)^AwaitCached/backend=goroutine\s+sec/op\s+\S+\s+\S+\s+\d\.\d{3}\s+\[\d\.\d{3}, \d\.\d{3}\]\s+±\d+\.\d%\s+\S+\s+\S+\s+6\s+<= 150\.0n\s+(ok|improved|regressed|target-missed|regressed,target-missed)$`,
+		`(?m)^AwaitCached/backend=goroutine\s+sec/op\s+\S+\s+\S+\s+\d+\.\d{3}\s+\[\d+\.\d{3}, \d+\.\d{3}\]\s+±\d+\.\d%\s+\S+\s+\S+\s+6\s+<= 150\.0n\s+(ok|improved|regressed|target-missed|regressed,target-missed)$`,
 		`(?m)^(PASS: 1 rows|FAIL: 1 of 1 rows)$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
@@ -98,10 +98,14 @@ func TestCalibrateAB(t *testing.T) {
 		`(?m)^row JobCreate/backend=goroutine: base \d+\.\d ns/op, [1-9]\d*\.\d\d injection calls/op, \d+\.\d\d ns a step, steps per call \[[1-9]\d*\]$`,
 		`(?m)^A/A false alarms: [01] \((0\.0|100\.0)%\)$`,
 		`(?m)^slowdown \+50%: detected [01] \((0\.0|100\.0)%\)$`,
-		`(?m)^  JobCreate/backend=goroutine: detected [01] of 1 \(\S+\), measured ratio \d\.\d{3} \(nominal 1\.500\)`,
+		`(?m)^  JobCreate/backend=goroutine: detected [01] of 1 \(\S+\), measured ratio \d+\.\d{3} \(nominal 1\.500\)`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("output does not match %s:\n%s", re, out)
 		}
+	}
+	// -tune (the default) measured the slowdown build in a pilot first.
+	if re := `(?m)^JobCreate/backend=goroutine \+50%: pilot 1: [1-9]\d* steps a call measured [+-]\d+\.\d%$`; !regexp.MustCompile(re).MatchString(errOut) {
+		t.Errorf("progress does not match %s:\n%s", re, errOut)
 	}
 }
