@@ -161,14 +161,7 @@ func (j *Job) cancelLeafLocked(cause error, how cancelKind, unlist uint64) bool 
 		}
 	}
 	rt.stats.add(cCancelReq)
-	if j.x != nil && j.x.done != nil {
-		close(j.x.done)
-	}
-	hooks := j.hooks
-	j.hooks = nil
-	for n := hooks; n != nil; n = n.next {
-		n.linked = false
-	}
+	hooks := j.takeHooksLocked()
 	j.mu.Unlock()
 	for n := hooks; n != nil; {
 		next := n.next // read first: once woken, a waiter returns and the node is no longer ours
@@ -245,14 +238,7 @@ func (j *Job) cancelWalkLocked() {
 			j.head = nil
 		}
 	}
-	if j.x != nil && j.x.done != nil {
-		close(j.x.done)
-	}
-	hooks := j.hooks
-	j.hooks = nil
-	for n := hooks; n != nil; n = n.next {
-		n.linked = false
-	}
+	hooks := j.takeHooksLocked()
 	cause := error(j.cerr)
 	j.mu.Unlock()
 
@@ -269,6 +255,22 @@ func (j *Job) cancelWalkLocked() {
 		n = next
 	}
 	j.release(1, nil)
+}
+
+// takeHooksLocked is the part of a cancel walk done under j.mu: it closes
+// Done (if made) and detaches the hook list, which the caller fires after
+// unlocking; a detached node is no longer linked, so its owner's remove
+// does not touch the list.
+func (j *Job) takeHooksLocked() *cancelNode {
+	if j.x != nil && j.x.done != nil {
+		close(j.x.done)
+	}
+	hooks := j.hooks
+	j.hooks = nil
+	for n := hooks; n != nil; n = n.next {
+		n.linked = false
+	}
+	return hooks
 }
 
 // callHook runs an OnCancel callback from the walk; a panic fails the job.
