@@ -163,11 +163,7 @@ func (j *Job) cancelLeafLocked(cause error, how cancelKind, unlist uint64) bool 
 	rt.stats.add(cCancelReq)
 	hooks := j.takeHooksLocked()
 	j.mu.Unlock()
-	for n := hooks; n != nil; {
-		next := n.next // read first: once woken, a waiter returns and the node is no longer ours
-		n.w.p.wake(wakeCancel)
-		n = next
-	}
+	j.fireHooks(hooks)
 	return true
 }
 
@@ -245,15 +241,7 @@ func (j *Job) cancelWalkLocked() {
 	for _, c := range kids {
 		c.cancelLocking(cause, byPropagation, unlist)
 	}
-	for n := hooks; n != nil; {
-		next := n.next // read first: once woken, a waiter returns and the node is no longer ours
-		if n.w != nil {
-			n.w.p.wake(wakeCancel)
-		} else if n.state.CompareAndSwap(nodeArmed, nodeFired) {
-			j.callHook(n.fn)
-		}
-		n = next
-	}
+	j.fireHooks(hooks)
 	j.release(1, nil)
 }
 
@@ -271,6 +259,21 @@ func (j *Job) takeHooksLocked() *cancelNode {
 		n.linked = false
 	}
 	return hooks
+}
+
+// fireHooks fires the hooks that takeHooksLocked detached, without j.mu:
+// it wakes each cancellable wait and runs each OnCancel callback that stop
+// has not disarmed.
+func (j *Job) fireHooks(hooks *cancelNode) {
+	for n := hooks; n != nil; {
+		next := n.next // read first: once woken, a waiter returns and the node is no longer ours
+		if n.w != nil {
+			n.w.p.wake(wakeCancel)
+		} else if n.state.CompareAndSwap(nodeArmed, nodeFired) {
+			j.callHook(n.fn)
+		}
+		n = next
+	}
 }
 
 // callHook runs an OnCancel callback from the walk; a panic fails the job.

@@ -138,11 +138,7 @@ func (c *Chan[T]) Send(j *Job, v T) error {
 	op := c.newOp(j, v)
 	c.sendq.push(&op.s)
 	c.mu.Unlock()
-	reason, private := op.w.wait()
-	off, err := c.finish(reason, &op.s)
-	if private && off {
-		c.putOp(op)
-	}
+	_, err := c.await(op)
 	return err
 }
 
@@ -182,13 +178,7 @@ func (c *Chan[T]) Recv(j *Job) (T, error) {
 	op := c.newOp(j, v)
 	c.recvq.push(&op.s)
 	c.mu.Unlock()
-	reason, private := op.w.wait()
-	off, err := c.finish(reason, &op.s)
-	v = op.v
-	if private && off {
-		c.putOp(op)
-	}
-	return v, err
+	return c.await(op)
 }
 
 // TryRecv receives a value if one is ready: ErrWouldBlock if the channel is
@@ -253,6 +243,19 @@ func (c *Chan[T]) closedErr() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.closed
+}
+
+// await waits out op, a blocked Send or Recv queued on c, and returns its
+// result and the value op holds (a Recv's), then makes op c's spare if
+// nobody else can still touch it (see putOp).
+func (c *Chan[T]) await(op *chanOp[T]) (T, error) {
+	reason, private := op.w.wait()
+	off, err := c.finish(reason, &op.s)
+	v := op.v
+	if private && off {
+		c.putOp(op)
+	}
+	return v, err
 }
 
 // finish turns the wake of a blocked Send or Recv into its result: the

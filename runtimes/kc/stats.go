@@ -83,21 +83,10 @@ func newCounters(procs int) *counters {
 // add counts one event c on the stripe of the caller's P. Pinned
 // (goruntime.ProcPin), the goroutine stays on its P, so the stripe it
 // picked is its own P's for the add.
-func (cs *counters) add(c counter) {
-	if pid := goruntime.ProcPin(); pid < len(cs.stripes) {
-		if goruntime.RaceEnabled {
-			cs.stripes[pid].c[c].Add(1)
-		} else {
-			p := (*uint64)(unsafe.Pointer(&cs.stripes[pid].c[c]))
-			*p++ // pinned: the only writer of this stripe (see counters)
-		}
-	} else {
-		cs.shared.c[c].Add(1)
-	}
-	goruntime.ProcUnpin()
-}
+func (cs *counters) add(c counter) { cs.addN(c, 1) }
 
-// addN counts n events c at once, as add does one.
+// addN counts n events c at once on the stripe of the caller's P, as add
+// does one.
 func (cs *counters) addN(c counter, n uint64) {
 	if pid := goruntime.ProcPin(); pid < len(cs.stripes) {
 		if goruntime.RaceEnabled {
