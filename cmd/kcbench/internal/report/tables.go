@@ -157,12 +157,7 @@ func (r *renderer) vsBaseline(cur *results.Series, wl, backend, n string) string
 // a row per backend with its median p50, p90, p99 and p99.9, and the
 // latency chart.
 func (r *renderer) latency() {
-	var workloads []string
-	for _, s := range r.series {
-		if s.Latency && !slices.Contains(workloads, s.Workload) {
-			workloads = append(workloads, s.Workload)
-		}
-	}
+	workloads := latencyWorkloads(r.series)
 	if len(workloads) == 0 {
 		return
 	}

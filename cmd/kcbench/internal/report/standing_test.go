@@ -1,0 +1,80 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
+)
+
+// renderLines renders a results file written from lines and returns the
+// report.
+func renderLines(t *testing.T, lines []string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "r.txt")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := results.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Render(&b, set, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestStanding checks the verdicts of the standing table on rounds built
+// so that each is certain: a backend always 20% faster than the best peer
+// (ahead), always 20% slower (behind), and alternately 1% either side
+// (even); the best peer is the faster of two; a workload without a peer
+// has no row; and the floor's ratio carries no verdict.
+func TestStanding(t *testing.T) {
+	var lines []string
+	for i := range 10 {
+		d := float64(i % 3) // a little spread, the same in every backend
+		lines = append(lines,
+			fmt.Sprintf("BenchmarkJobCreate/backend=ahead 1 %g ns/op", 80+d),
+			fmt.Sprintf("BenchmarkJobCreate/backend=behind 1 %g ns/op", 120+d),
+			fmt.Sprintf("BenchmarkJobCreate/backend=even 1 %g ns/op", 100+d+float64(1-2*(i%2))),
+			fmt.Sprintf("BenchmarkJobCreate/backend=peer-go 1 %g ns/op", 100+d),
+			fmt.Sprintf("BenchmarkJobCreate/backend=peer-conc 1 %g ns/op", 150+d),
+			fmt.Sprintf("BenchmarkJobCreate/backend=floor 1 %g ns/op", 50+d),
+			fmt.Sprintf("BenchmarkAwaitCached/backend=ahead 1 %g ns/op", 5+d),
+		)
+	}
+	out := renderLines(t, lines)
+	section, _, _ := strings.Cut(out[strings.Index(out, "## Standing against the best peer"):], "\nEach table")
+	for _, want := range []string{
+		"| row | best peer | ahead | behind | even | floor |",
+		"| JobCreate | peer-go 101.0ns | ✅ 0.80× (",
+		"| ❌ 1.20× (",
+		"| ≈ 1.00× (",
+		"| 0.50× (0.50–0.51) |",
+	} {
+		if !strings.Contains(section, want) {
+			t.Errorf("standing lacks %q:\n%s", want, section)
+		}
+	}
+	if strings.Contains(section, "AwaitCached") {
+		t.Errorf("a row without a peer is in the standing table:\n%s", section)
+	}
+}
+
+// TestStandingNoPeers checks that a run without peers has no standing
+// section.
+func TestStandingNoPeers(t *testing.T) {
+	var lines []string
+	for range 8 {
+		lines = append(lines, "BenchmarkJobCreate/backend=stealing 1 100 ns/op", "BenchmarkJobCreate/backend=floor 1 50 ns/op")
+	}
+	if out := renderLines(t, lines); strings.Contains(out, "## Standing") {
+		t.Errorf("standing section without peers:\n%s", out)
+	}
+}
