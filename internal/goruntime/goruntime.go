@@ -1,5 +1,6 @@
 // Package goruntime is the module's one window onto Go runtime internals: the
-// processor pin that sync.Pool uses, and whether the race detector is on.
+// processor pin that sync.Pool uses, the calling goroutine's g (G), and
+// whether the race detector is on.
 // Packages use these names instead of declaring their own linknames or
 // build-tagged constants.
 package goruntime

@@ -19,3 +19,44 @@ func TestProcPin(t *testing.T) {
 		}
 	}
 }
+
+// TestG checks that G is stable within a goroutine and differs between
+// live goroutines (and is 0 exactly where GOK is false).
+func TestG(t *testing.T) {
+	self := goruntime.G()
+	if !goruntime.GOK {
+		if self != 0 {
+			t.Fatalf("G without GOK: got %#x; want 0", self)
+		}
+		return
+	}
+	if self == 0 {
+		t.Fatal("G: got 0; want the goroutine's g")
+	}
+	const n = 16
+	ids := make(chan uintptr, n)
+	release := make(chan struct{})
+	for range n {
+		go func() {
+			g := goruntime.G()
+			runtime.Gosched()
+			if goruntime.G() != g {
+				g = 0 // changed across a reschedule: reported below as a duplicate 0
+			}
+			ids <- g
+			<-release // stay alive, so no g is reused
+		}()
+	}
+	seen := map[uintptr]bool{self: true}
+	for range n {
+		g := <-ids
+		if g == 0 || seen[g] {
+			t.Errorf("G: got %#x, zero, unstable or shared with another live goroutine", g)
+		}
+		seen[g] = true
+	}
+	close(release)
+	if goruntime.G() != self {
+		t.Error("G changed within one goroutine")
+	}
+}
