@@ -24,3 +24,12 @@ func ProcPin() int
 //
 //go:linkname ProcUnpin runtime.procUnpin
 func ProcUnpin()
+
+// LockedOSThread reports whether the calling goroutine is locked to its OS
+// thread (runtime.LockOSThread). A coroutine must not switch away while it
+// is: the runtime throws when a coroutine switch changes the thread lock.
+// It is the runtime's lockedOSThread, kept linkname-accessible on purpose
+// (runtime/linkname.go). Cost: a call and two loads.
+//
+//go:linkname LockedOSThread runtime.lockedOSThread
+func LockedOSThread() bool

@@ -60,3 +60,20 @@ func TestG(t *testing.T) {
 		t.Error("G changed within one goroutine")
 	}
 }
+
+// TestLockedOSThread checks that LockedOSThread follows LockOSThread.
+func TestLockedOSThread(t *testing.T) {
+	done := make(chan [3]bool)
+	go func() {
+		var got [3]bool
+		got[0] = goruntime.LockedOSThread()
+		runtime.LockOSThread()
+		got[1] = goruntime.LockedOSThread()
+		runtime.UnlockOSThread()
+		got[2] = goruntime.LockedOSThread()
+		done <- got
+	}()
+	if got := <-done; got != [3]bool{false, true, false} {
+		t.Errorf("LockedOSThread before, inside and after LockOSThread: got %v; want [false true false]", got)
+	}
+}

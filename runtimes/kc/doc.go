@@ -167,9 +167,11 @@
 // A backend implements Executor's four methods: Spawn, Park, AfterFunc and
 // Close. It calls into the core through Task (Run, or RunOn with a Worker
 // of its own, and Finished to spot a stale queue entry), Worker (Flush)
-// and Parker (Wait, and the hints Worker and Spin). Each obligation is
-// documented on the type or method that carries it: Spawn never blocks and
-// never runs a task on the caller's stack; Park calls Wait exactly once;
+// and Parker (Wait or Suspend, and the hints Worker, Quick and Spin). Each
+// obligation is documented on the type or method that carries it: Spawn
+// never blocks and never runs a task on the caller's stack; Park calls Wait
+// exactly once, or hands the wait off with Suspend and returns only after
+// its Resumer was called;
 // Run and RunOn may end their goroutine (runtime.Goexit), so a goroutine
 // that runs tasks keeps its bookkeeping in deferred calls; a Worker is
 // flushed before its goroutine stops running tasks; Spin is never called on
@@ -177,13 +179,15 @@
 // goroutine the executor started.
 //
 // There is no Unpark. The winner of a wake is decided in the core, by a CAS
-// on the Parker, and the core signals the Parker itself. A backend's
-// Unpark could only have been that signal: a parked task is a blocked
-// goroutine, so there is no stack to hand to the waker, and whatever a
-// backend does about a wake (take a worker slot back, return to its core)
-// it does in Park after Wait returns, on the woken goroutine. Keeping the
-// wake in the core also keeps it from blocking, which lets the core wake
-// waiters with a job's lock held without asking the backend for anything.
+// on the Parker, and the core signals the Parker itself. A backend whose
+// parked task is a blocked goroutine does whatever it does about a wake
+// (take a worker slot back, return to its core) in Park after Wait
+// returns, on the woken goroutine. A backend whose parked task is a
+// suspended coroutine gives the Parker a Resumer (Parker.Suspend), and the
+// signal calls its Resume instead of releasing Wait: the backend's one hook
+// on the waker's side, which must not block either (handoff.go has the
+// protocol). Keeping the wake in the core keeps it from blocking, which
+// lets the core wake waiters with a job's lock held.
 //
 // # Channels, select, actors and producers
 //

@@ -26,7 +26,10 @@ type Executor interface {
 	Spawn(t *Task)
 
 	// Park blocks the calling goroutine until the core wakes p: it must
-	// call p.Wait exactly once, and return only after it has returned.
+	// call p.Wait exactly once, and return only after it has returned, or,
+	// where the caller is a coroutine the executor can switch away from,
+	// hand the wait off with p.Suspend and return only once the waiter has
+	// been resumed (see Resumer).
 	// Around it, it may do its own bookkeeping: give up a worker slot and
 	// compensate for the blocked worker (p.Worker tells whether the caller
 	// runs a task of this executor), take a slot back after the wake. The
@@ -144,8 +147,9 @@ func (w *Worker) Flush() {
 // allocates one per blocking wait, hands it to Executor.Park, and wakes it
 // exactly once, from whichever goroutine wins the wake (the awaited job's
 // end, a channel counterpart, the waiter's cancellation, a timer). The
-// executor's part is Park calling Wait; the wake itself is the core's, and
-// never blocks, so a backend has no hook on the waker's side. Worker and
+// executor's part is Park calling Wait, or handing the wait off with Suspend;
+// the wake itself is the core's, and never blocks, so a backend's only hook
+// on the waker's side is the Resumer it gives Suspend. Worker, Quick and
 // Spin are hints for Park's bookkeeping.
 //
 // The zero Parker is not ready for use; the core prepares every Parker it
@@ -160,6 +164,12 @@ type Parker struct {
 	reason atomic.Uint32
 	worker bool // immutable after init: see Worker
 	quick  bool // immutable after init: the wake usually comes at once (see Spin)
+
+	// hand is the hand-off word (a handState, see handoff.go): Suspend and
+	// signal race on it with atomics. res is the Resumer Suspend installs:
+	// written by Suspend before its CAS, read by signal after its swap.
+	hand atomic.Uint32
+	res  Resumer
 }
 
 // Wake reasons stored in Parker.reason. Zero means "not woken yet".
@@ -177,10 +187,6 @@ func (p *Parker) init(worker bool) {
 // Wait blocks until the core wakes p (at once if it already has). Park
 // calls it exactly once.
 func (p *Parker) Wait() { p.sema.Wait() }
-
-// signal releases the goroutine in Wait. The winner of the wake calls it
-// exactly once. It never blocks, so it may be called with locks held.
-func (p *Parker) signal() { p.sema.Done() }
 
 // woken reports whether the wake of p has been decided (signal has been or
 // is about to be called). One atomic load.

@@ -13,17 +13,21 @@ import (
 // Executor is not usable: Spawn on it panics with a clear message, and its
 // Close returns nil at once. Its methods are safe for concurrent use.
 type Executor struct {
-	rings []ring     // one per P at New; immutable slice
-	debt  []shard    // one per ring: tasks back from Park, running without a slot
-	inj   injector   // the global queue
-	base  int32      // the target number of running workers; immutable
-	cap   int32      // most temporary workers the monitor may add; immutable
-	sched schedState // the counters of the wake protocol
-	quit  chan struct{}
-	idle  chan struct{} // unbuffered: a send succeeds only if an idle worker takes it
-	mon   monitorState
-	wg    sync.WaitGroup // every goroutine started: workers and the monitor
-	once  sync.Once      // closes quit
+	rings   []ring      // one per P at New; immutable slice
+	readies []readySlot // one per ring: coroutines woken on that P
+	debt    []shard     // one per ring: tasks back from Park's blocking path, running without a slot
+	inj     injector    // the global queue
+	readyQ  readyList   // the global list of ready coroutines
+	gt      gtable      // the live loop coroutines, by goroutine
+	pool    coroPool    // idle loop coroutines
+	base    int32       // the target number of running workers; immutable
+	cap     int32       // most temporary workers the monitor may add; immutable
+	sched   schedState  // the counters of the wake protocol
+	quit    chan struct{}
+	idle    chan struct{} // unbuffered: a send succeeds only if an idle worker takes it
+	mon     monitorState
+	wg      sync.WaitGroup // every goroutine started: workers and the monitor
+	once    sync.Once      // closes quit
 }
 
 // schedState holds the counters that Spawn, Park and the workers use to
@@ -81,12 +85,13 @@ func New(opts ...Option) (*Executor, error) {
 		return nil, err
 	}
 	e := &Executor{
-		rings: make([]ring, procs),
-		debt:  make([]shard, procs),
-		base:  int32(c.workers),
-		cap:   int32(c.maxExtra),
-		quit:  make(chan struct{}),
-		idle:  make(chan struct{}),
+		rings:   make([]ring, procs),
+		readies: make([]readySlot, procs),
+		debt:    make([]shard, procs),
+		base:    int32(c.workers),
+		cap:     int32(c.maxExtra),
+		quit:    make(chan struct{}),
+		idle:    make(chan struct{}),
 	}
 	e.mon.init()
 	e.wg.Add(1)
@@ -145,7 +150,11 @@ func (e *Executor) spawnSlow(t *kc.Task) {
 	e.wake()
 }
 
-// Park blocks the caller until the core wakes p. A worker that parks gives up its
+// Park blocks the caller until the core wakes p. A task running on a loop
+// coroutine that waits for something other than a channel suspends its
+// coroutine: the driver hands the wait off to p (kc.Parker.Suspend) and
+// goes on running tasks on another coroutine, and the wake makes the
+// coroutine ready (see the package doc, Parking). Otherwise a worker that parks gives up its
 // running slot first, and wakes another worker if work is queued, so the
 // number of running workers stays at the target (compensation). When it is
 // unparked it finishes its task without a slot, as one unit of debt, which
@@ -153,6 +162,9 @@ func (e *Executor) spawnSlow(t *kc.Task) {
 func (e *Executor) Park(p *kc.Parker) {
 	if p == nil {
 		panic("stealing: Park(nil)")
+	}
+	if e.parkCoro(p) {
+		return // suspended and resumed: the driver kept the slot
 	}
 	// A partner that answers at once (a ping-pong, a request and its reply)
 	// wakes us within a few goroutine switches: Spin yields for it before
@@ -189,13 +201,14 @@ func (e *Executor) Close() error {
 		close(e.quit)
 	})
 	e.wg.Wait()
+	e.pool.drain() // no driver is left to take one; none is parked (every job is terminal)
 	return nil
 }
 
 // anyWork reports whether some ring or the injector holds a runnable task
 // (stale LIFO entries do not count). It reads every ring: O(Ps).
 func (e *Executor) anyWork() bool {
-	if !e.inj.empty() {
+	if !e.inj.empty() || e.anyReady() {
 		return true
 	}
 	for i := range e.rings {

@@ -25,6 +25,11 @@ type monitorState struct {
 	// either the monitor sees the task or the spawner sees asleep and wakes
 	// it. The spawner's load is the only cost the monitor adds to Spawn.
 	asleep atomic.Bool
+	// noTrim is true while the monitor sleeps with no trim of the idle
+	// coroutine pool pending (the pool was empty). The monitor stores true
+	// and then checks the pool; poolPut stores its coroutine and then loads
+	// noTrim (seq-cst both), so a pool that becomes non-empty is trimmed.
+	noTrim atomic.Bool
 	kick   chan struct{} // capacity 1: a wake-up that is never lost, at most one pending
 }
 
@@ -62,16 +67,20 @@ func (e *Executor) monitor() {
 	busy := make([]bool, len(e.rings)+1)   // runnable work seen at the last tick
 	tick := time.NewTimer(stallAfter)
 	defer tick.Stop()
+	trim := time.NewTimer(trimEvery)
+	defer trim.Stop()
+	lastTrim := time.Now()
 	calm := 0
 	burst, quiet := int32(0), 0 // workers granted in the current run of stalls; ticks since the last stall
 	for {
 		if !e.anyWork() {
 			e.sched.extra.Store(0) // nothing queued: temporaries retire after their tasks
-			m.asleep.Store(true)
-			if !e.anyWork() {
-				select {
-				case <-m.kick:
-				case <-e.quit:
+			for {
+				m.asleep.Store(true) // again after each wake: a kick took it back
+				if e.anyWork() {
+					break
+				}
+				if !e.monitorSleep(trim, &lastTrim) {
 					return
 				}
 			}
@@ -85,15 +94,22 @@ func (e *Executor) monitor() {
 		case <-e.quit:
 			return
 		}
+		if now := time.Now(); now.Sub(lastTrim) >= trimEvery {
+			lastTrim = now
+			e.pool.trim()
+		}
 		stuck := int32(0)  // queues that held work at both ticks and made no progress
 		queued := int32(0) // runnable tasks seen in the queues (a racy count)
 		for i := range len(e.rings) + 1 {
 			var sig uint32
 			var n int32
 			if i < len(e.rings) {
-				sig, n = e.rings[i].progress(), e.rings[i].queued()
+				sig, n = e.rings[i].progress()+e.readies[i].takes.Load(), e.rings[i].queued()
+				if e.readies[i].c.Load() != nil {
+					n++
+				}
 			} else {
-				sig, n = e.inj.pops.Load(), int32(min(e.inj.n.Load(), maxExtraLimit))
+				sig, n = e.inj.pops.Load()+e.readyQ.pops.Load(), int32(min(e.inj.n.Load(), maxExtraLimit))+e.readyQ.n.Load()
 			}
 			work := n > 0
 			if work && busy[i] && sig == last[i] {
@@ -123,6 +139,38 @@ func (e *Executor) monitor() {
 			}
 		}
 	}
+}
+
+// monitorSleep blocks the monitor while nothing is queued: until a kick, or,
+// while the idle coroutine pool is not empty, until its next trim is due
+// (it trims then). It reports false once the executor is closed.
+func (e *Executor) monitorSleep(trim *time.Timer, lastTrim *time.Time) bool {
+	m := &e.mon
+	if e.pool.size.Load() == 0 {
+		m.noTrim.Store(true)
+		if e.pool.size.Load() == 0 {
+			select {
+			case <-m.kick:
+			case <-e.quit:
+				m.noTrim.Store(false)
+				return false
+			}
+		}
+		m.noTrim.Store(false)
+		*lastTrim = time.Now() // the pool's low-water mark starts now
+		return true
+	}
+	trim.Reset(max(trimEvery-time.Since(*lastTrim), time.Millisecond))
+	select {
+	case <-m.kick:
+		return true
+	case <-trim.C:
+	case <-e.quit:
+		return false
+	}
+	*lastTrim = time.Now()
+	e.pool.trim()
+	return true
 }
 
 // forceWake starts or wakes a spinning worker even if one is spinning: the

@@ -8,30 +8,37 @@ import (
 )
 
 // spin looks for work outside the worker's own ring for up to spinRounds
-// rounds, yielding the P between rounds: it steals half of another ring's
-// FIFO, or takes from the injector. In the last round it also takes a LIFO
-// slot whose occupant did not change across a Gosched: such a task is not
+// rounds, yielding the P between rounds: a ready coroutine of its P or the
+// ready list, half of another ring's FIFO, or the injector's. In the last
+// round it also takes another P's ready chain, or else a LIFO slot whose
+// occupant did not change across a Gosched: such a task is not
 // about to be run inline by its spawner's await, and its owner is probably
 // blocked (the Go runtime waits 3 us before stealing runnext, for the same
 // reason). Pinned sections here are bounded: one ring scan and one copy of
 // at most ringSize/2 entries.
-func (e *Executor) spin(w *worker) *kc.Task {
+func (e *Executor) spin(w *worker) (*kc.Task, *coro) {
 	for round := range spinRounds {
 		if e.sched.closed.Load() {
-			return nil
+			return nil, nil
+		}
+		if r := e.takeReady(w); r != nil {
+			return nil, r
 		}
 		if t := e.stealPass(w); t != nil {
-			return t
+			return t, nil
 		}
 		if t := e.fromInjector(); t != nil {
-			return t
+			return t, nil
 		}
 		if round == spinRounds-1 {
-			return e.stealNext(w)
+			if r := e.stealReady(w); r != nil {
+				return nil, r
+			}
+			return e.stealNext(w), nil
 		}
 		runtime.Gosched()
 	}
-	return nil
+	return nil, nil
 }
 
 // stealPass looks once at every ring's FIFO, in a random order: it pops

@@ -1,22 +1,26 @@
 package stealing
 
-import "github.com/kcbench/kcbench/runtimes/kc"
+import (
+	"github.com/kcbench/kcbench/internal/goruntime"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
 
 const (
 	injectEvery = 61 // a worker checks the injector first on every 61st task (fairness)
 	spinRounds  = 4  // steal passes, with a Gosched between them, before going idle (as many as Go's findRunnable)
 )
 
-// worker is the loop state of one worker goroutine. It is local to that
-// goroutine: no other goroutine ever sees it. Where the worker is in its
-// loop (running a task, searching its P's ring, spinning to steal, idle)
-// is the code position plus spinning; the shared view is the counters in
-// schedState.
+// worker is the loop state of one worker: a driver goroutine and the loop
+// coroutine it runs at the moment (see coro.go). It belongs to the driver
+// and to that coroutine, which run one at a time: no other goroutine ever
+// sees it. Where the worker is in its loop (running a task, searching its
+// P's ring, spinning to steal, idle) is the code position plus spinning;
+// the shared view is the counters in schedState.
 type worker struct {
-	kw       kc.Worker // releases of the tasks' parents, batched (flushed before the worker stops running tasks)
-	spinning bool      // counted in schedState.spinning
-	ticks    uint32    // findLocal calls, for the injector fairness check
-	rnd      uint32    // xorshift state for the victim order
+	ready    *coro  // ready coroutines taken with a chain, resumed before anything else (through link)
+	spinning bool   // counted in schedState.spinning
+	ticks    uint32 // findLocal calls, for the injector fairness check
+	rnd      uint32 // xorshift state for the victim order
 }
 
 // wake starts or wakes a spinning worker if no worker is spinning and fewer
@@ -110,14 +114,21 @@ func (e *Executor) startSpinner() {
 	go e.work()
 }
 
-// work is a worker goroutine, born spinning with its slot counted.
+// work is a worker's driver goroutine, born spinning with its slot
+// counted. It runs the worker loop on loop coroutines (drive); where
+// goroutine identities are not available (goruntime.GOK false), nothing
+// could ever suspend one, so it runs the loop on its own stack.
 func (e *Executor) work() {
 	defer e.wg.Done()
 	w := &worker{spinning: true, rnd: uint32(fastSeed())}
+	var plain *coro // the loop's state without coroutines
 	clean := false
 	defer func() {
 		if !clean { // a body called runtime.Goexit: give the slot back
-			w.kw.Flush()
+			if plain != nil {
+				plain.kw.Flush()
+			}
+			e.dropReady(w)
 			if !e.payDebt() {
 				e.sched.running.Add(-1)
 			}
@@ -126,27 +137,52 @@ func (e *Executor) work() {
 			}
 		}
 	}()
-	for {
-		t := e.findWork(w)
-		if t == nil {
-			clean = true
-			return
+	if goruntime.GOK {
+		c := e.pool.get()
+		if c == nil {
+			c = e.newCoro()
 		}
-		t.RunOn(&w.kw)
-		// A task that parked came back without a slot (see Park); whichever
-		// worker ends a task first takes that debt over and leaves, without
-		// touching running. Else, if the monitor lowered the target, retire.
-		if (e.payDebt() || e.sched.running.Load() > e.limit() && e.retire()) && !e.leave(w) {
-			clean = true
-			return
+		e.drive(w, c)
+	} else {
+		plain = &coro{e: e, drv: w}
+		e.runLoop(plain)
+	}
+	clean = true
+}
+
+// runLoop is the worker loop, run by loop coroutine c for its driver
+// c.drv (which changes when a task of c parks and another driver resumes
+// it). It returns what c must tell its driver: msgSwitch with c.to set,
+// when a ready coroutine should run (the driver pools c and resumes that
+// one), or msgExit, when the driver must stop. Either way c's batch is
+// flushed.
+func (e *Executor) runLoop(c *coro) coroMsg {
+	for {
+		t, r := e.findWork(c)
+		if r != nil {
+			c.to = r
+			return msgSwitch
+		}
+		if t == nil {
+			return msgExit
+		}
+		t.RunOn(&c.kw)
+		// A task that parked on the blocking path came back without a slot
+		// (see Park); whichever worker ends a task first takes that debt
+		// over and leaves, without touching running. Else, if the monitor
+		// lowered the target, retire.
+		if (e.payDebt() || e.sched.running.Load() > e.limit() && e.retire()) && !e.leave(c) {
+			return msgExit
 		}
 	}
 }
 
-// leave flushes the worker's batch and goes idle (see idleWait).
-func (e *Executor) leave(w *worker) bool {
-	w.kw.Flush()
-	return e.idleWait(w)
+// leave flushes c's batch, hands its driver's ready chain to the ready
+// list, and goes idle (see idleWait).
+func (e *Executor) leave(c *coro) bool {
+	c.kw.Flush()
+	e.dropReady(c.drv)
+	return e.idleWait(c.drv)
 }
 
 // payDebt takes over one unit of debt, preferably from the caller's P's
@@ -183,29 +219,36 @@ func (e *Executor) retire() bool {
 	return false
 }
 
-// findWork returns the next task to run, going idle as long as there is
-// none; nil once the executor is closed and the worker should exit.
-func (e *Executor) findWork(w *worker) *kc.Task {
+// findWork returns the next thing for loop coroutine c to do: a ready
+// coroutine to switch to (its batch is then flushed), which comes before
+// any task, or a task to run. It goes idle as long as there is neither;
+// (nil, nil) once the executor is closed and the worker should exit, or
+// the idle pool is full.
+func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
+	w := c.drv
 	for {
-		if t := e.findLocal(w); t != nil {
+		if t, r := e.findLocal(w); t != nil || r != nil {
 			e.stopSpinning(w)
-			return t
+			if r != nil {
+				c.kw.Flush() // c goes to the pool
+			}
+			return t, r
 		}
 		// Out of local work: drop the batched releases before spinning or
 		// sleeping, so no parent waits on a worker that is not running.
-		w.kw.Flush()
+		c.kw.Flush()
 		if e.sched.closed.Load() {
 			e.exit(w)
-			return nil
+			return nil, nil
 		}
 		if !w.spinning && 2*e.sched.spinning.Load() < e.sched.running.Load() {
 			w.spinning = true // at most half of the running workers spin
 			e.sched.spinning.Add(1)
 		}
 		if w.spinning {
-			if t := e.spin(w); t != nil {
+			if t, r := e.spin(w); t != nil || r != nil {
 				e.stopSpinning(w)
-				return t
+				return t, r
 			}
 		}
 		// Go idle: drop the counts, then look once more (the Dekker check
@@ -220,24 +263,28 @@ func (e *Executor) findWork(w *worker) *kc.Task {
 			continue
 		}
 		if !e.idleWait(w) {
-			return nil
+			return nil, nil
 		}
 	}
 }
 
-// findLocal checks the ring of the P the worker runs on, LIFO slot first,
-// then the injector. On every injectEvery-th call it checks the injector
+// findLocal returns a ready coroutine if there is one (takeReady), else
+// checks the ring of the P the worker runs on, LIFO slot first, then the
+// injector. On every injectEvery-th call it checks the injector
 // first, and on every injectEvery-th task taken from a ring it takes the
 // ring's FIFO before its LIFO slot, so that neither the injector nor the
 // FIFO can be starved (spec 05 fairness rule). The FIFO's turn is counted
 // on the ring (its progress), not on the worker: temporary workers come
 // and go, and a count that starts again with each new worker could keep
 // the FIFO waiting for as long as they churn.
-func (e *Executor) findLocal(w *worker) *kc.Task {
+func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
+	if r := e.takeReady(w); r != nil {
+		return nil, r
+	}
 	w.ticks++
 	if w.ticks%injectEvery == 0 {
 		if t := e.fromInjector(); t != nil {
-			return t
+			return t, nil
 		}
 	}
 	pid := procPin()
@@ -252,11 +299,11 @@ func (e *Executor) findLocal(w *worker) *kc.Task {
 		}
 		if t != nil {
 			procUnpin()
-			return t
+			return t, nil
 		}
 	}
 	procUnpin()
-	return e.fromInjector()
+	return e.fromInjector(), nil
 }
 
 // fromInjector takes a share of the injector: one task to return, the rest

@@ -1,0 +1,83 @@
+package kc
+
+// Hand-off of a wait to the executor: instead of blocking a goroutine in
+// Parker.Wait, an executor that runs tasks on coroutines may suspend the
+// waiting coroutine and give the Parker a Resumer, which the wake calls.
+//
+// Parker.hand is the hand-off word, one of the handState values. Suspend
+// (the executor, once, after the waiting code has stopped running) and
+// signal (the winner of the wake, once) race on it; whichever comes second
+// sees what the first did:
+//
+//   - Suspend first: its CAS stores handSuspended, after it wrote res;
+//     signal's swap reads handSuspended and calls res.Resume. The CAS and
+//     the swap are sequentially consistent, so the swap sees the write of
+//     res that came before the CAS, and Resume sees everything the waker
+//     wrote before the swap (the wake reason, a channel's value).
+//   - signal first: its swap stores handSignalled and, having found
+//     handWaiting, releases the WaitGroup; Suspend's CAS fails and it
+//     reports false, so the executor resumes the waiter itself (a Wait
+//     would return at once).
+//
+// Either way signal decides between the two before it touches the
+// WaitGroup, and Done or Resume is its last touch of the Parker: the core
+// may reuse a Parker (the spare wait node of a channel) as soon as its
+// owner has been woken. A quick Parker (channel waits) is never handed
+// off: Suspend panics on it, and signal skips the swap.
+
+// Resumer is what an executor gives Parker.Suspend: the wake of the Parker
+// calls Resume instead of releasing Wait.
+type Resumer interface {
+	// Resume is called exactly once, on the goroutine that won the wake,
+	// after the wake reason is stored. It must not block: the waker may
+	// hold locks of the core. It arranges for the suspended waiter to run
+	// again; when it does, the wait is over (Parker.Wait is not called).
+	Resume()
+}
+
+// handState is the value of Parker.hand.
+type handState = uint32
+
+const (
+	// handWaiting: not woken, no resumer. Moves to handSuspended (Suspend)
+	// or handSignalled (signal), once.
+	handWaiting handState = iota
+	// handSuspended: res is installed and the waiter is suspended; the
+	// wake calls res.Resume. Moves to handSignalled (signal).
+	handSuspended
+	// handSignalled: signal has decided (and is about to release Wait or
+	// call Resume). Final.
+	handSignalled
+)
+
+// Suspend hands the wait on p to r: the executor calls it from Park,
+// instead of Wait, once the waiting code has stopped running (a coroutine
+// that yielded to its driver). It reports true if r is installed, in which
+// case the wake calls r.Resume exactly once (maybe before Suspend returns,
+// on another goroutine); false if the wake already came, in which case r is
+// never called and the executor resumes the waiter at once. Park must
+// return only after the wake, in both cases. Suspend at most once per
+// Parker, never on a quick one (it panics).
+func (p *Parker) Suspend(r Resumer) bool {
+	if p.quick {
+		panic("kc: Suspend on a quick Parker")
+	}
+	p.res = r // published by the CAS below (see signal)
+	return p.hand.CompareAndSwap(handWaiting, handSuspended)
+}
+
+// Quick reports whether the core expects the wake within a few goroutine
+// switches (a blocked channel operation; see Spin). Such a wait must be
+// waited out with Wait, not handed off with Suspend.
+func (p *Parker) Quick() bool { return p.quick }
+
+// signal releases the waiter: it calls the Resumer that Suspend installed,
+// or else releases Wait. The winner of the wake calls it exactly once. It
+// never blocks, so it may be called with locks held.
+func (p *Parker) signal() {
+	if !p.quick && p.hand.Swap(handSignalled) == handSuspended {
+		p.res.Resume() // res was written before Suspend's CAS, which the swap read
+		return
+	}
+	p.sema.Done()
+}

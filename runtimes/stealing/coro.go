@@ -1,0 +1,203 @@
+package stealing
+
+import (
+	"fmt"
+	"iter"
+	"sync/atomic"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// coroState is where a loop coroutine is in its life. Its owner writes it:
+// the driver running it, or the coroutine itself while it runs, then the
+// waker (Resume), the driver that resumes it, the pool; ownership passes
+// with the hand-off that moves the coroutine (a coroutine switch, the
+// Parker's hand-off word, a ready slot's atomics, the pool's mutex), so
+// the field needs no atomics. It is checked at each hand-off, so a
+// coroutine resumed twice or run while parked panics instead of running
+// twice.
+type coroState uint8
+
+const (
+	// coroRunning: a driver runs it (its loop, or a task body). Moves to
+	// coroSuspending (Park), coroIdle (it handed its driver a ready
+	// coroutine, or its driver leaves) or coroDead (a body's Goexit).
+	coroRunning coroState = iota
+	// coroSuspending: it yielded from Park; its driver is about to hand
+	// the Parker off. Moves to coroParked (Suspend installed it) or back
+	// to coroRunning (the wake came first: the driver resumes it at once).
+	coroSuspending
+	// coroParked: installed as its Parker's Resumer, waiting for the wake;
+	// nobody holds it but the Parker. Moves to coroReady (Resume).
+	coroParked
+	// coroReady: woken, in a ready slot, the ready list or a driver's
+	// chain. Moves to coroRunning (a driver resumes it).
+	coroReady
+	// coroIdle: in the idle pool, stopped at its loop's yield between
+	// tasks. Moves to coroRunning (a driver takes it) or coroDead (the
+	// monitor trims it, or Close stops it).
+	coroIdle
+	// coroDead: its loop has returned and its goroutine is gone. Final.
+	coroDead
+)
+
+var coroStateNames = [...]string{"running", "suspending", "parked", "ready", "idle", "dead"}
+
+func (s coroState) String() string {
+	if int(s) < len(coroStateNames) {
+		return coroStateNames[s]
+	}
+	return fmt.Sprintf("coroState(%d)", s)
+}
+
+// coroMsg is what a loop coroutine tells its driver when it yields.
+type coroMsg uint8
+
+const (
+	msgSuspend coroMsg = iota // a task body parked on c.park: hand the wait off
+	msgSwitch                 // between tasks, c found a ready coroutine (c.switchTo) for the driver to run
+	msgExit                   // the driver must stop running tasks (idle pool full, or Close)
+)
+
+// coro is a loop coroutine: an iter.Pull coroutine that runs the worker
+// loop (runLoop) and the tasks it takes, on its own stack, for whichever
+// driver resumes it. Its fields belong to its current owner (see
+// coroState), except n, which ready reads while a taker may own it.
+type coro struct {
+	e     *Executor
+	next  func() (coroMsg, bool) // iter.Pull's next: called by the driver that runs c
+	stop  func()                 // iter.Pull's stop: called once c is idle, by the monitor or Close
+	yield func(coroMsg) bool     // the seq's yield: called by c itself
+	g     uintptr                // c's goroutine (goruntime.G), its key in Executor.gt
+	drv   *worker                // the driver running c; written by it before each resume
+	kw    kc.Worker              // releases of the parents of c's tasks (a task's run keeps a pointer to it, so it is c's, not the driver's)
+	park  *kc.Parker             // the wait c yielded from (coroSuspending)
+	to    *coro                  // the ready coroutine c hands its driver (msgSwitch)
+	link  *coro                  // next in a ready chain or in the idle pool
+	batch *coro                  // next chain in the ready list (on chain heads)
+	// n is the length of the ready chain c heads. Atomic: ready reads the
+	// head of a slot's chain, which a taker may already have taken, run
+	// and readied again elsewhere (then its CAS fails and the read value
+	// is dropped).
+	n     atomic.Int32
+	state coroState
+}
+
+// newCoro makes a loop coroutine, not yet started: the driver's first
+// resume runs its loop from the top.
+func (e *Executor) newCoro() *coro {
+	c := &coro{e: e}
+	c.next, c.stop = iter.Pull(c.body)
+	return c
+}
+
+// body is the coroutine's function: it registers c's goroutine, then runs
+// the worker loop, yielding to the driver whenever the loop returns; it
+// ends when stop makes yield report false (c is idle then), or when a task
+// body calls runtime.Goexit (its deferred call unregisters c; iter.Pull
+// then ends the driver with Goexit too, whose deferred call gives the slot
+// back).
+func (c *coro) body(yield func(coroMsg) bool) {
+	e := c.e
+	c.yield = yield
+	c.g = goruntime.G()
+	e.gt.insert(c.g, c)
+	defer func() {
+		c.kw.Flush() // a Goexit in a body left the batch unflushed
+		e.gt.remove(c.g)
+		c.state = coroDead
+	}()
+	for {
+		if !yield(e.runLoop(c)) {
+			return
+		}
+	}
+}
+
+// suspend parks c on p: it yields to its driver, which hands the wait off
+// (see resume), and returns once a driver resumes it after the wake.
+func (c *coro) suspend(p *kc.Parker) {
+	c.park = p
+	c.state = coroSuspending
+	if !c.yield(msgSuspend) {
+		panic("stealing: a parked coroutine was stopped")
+	}
+}
+
+// Resume is the kc.Resumer of a parked coroutine: the wake of its Parker
+// calls it, on the waker's goroutine. It puts c in the ready slot of the
+// waker's P (see Executor.ready).
+func (c *coro) Resume() {
+	if c.state != coroParked {
+		panic("stealing: Resume of a coroutine that is " + c.state.String())
+	}
+	c.state = coroReady
+	c.e.ready(c)
+}
+
+// resume runs c on driver d until c yields, and returns what it said. A
+// body's Goexit ends d here (iter.Pull passes it on).
+func (d *worker) resume(c *coro) coroMsg {
+	c.drv = d
+	c.state = coroRunning
+	msg, ok := c.next()
+	if !ok {
+		panic("stealing: a loop coroutine ended while running")
+	}
+	return msg
+}
+
+// drive is a driver's loop: it runs loop coroutines, starting with c,
+// until one tells it to stop running tasks. It hands off the wait of a
+// coroutine that parks and continues the worker loop on another one.
+func (e *Executor) drive(d *worker, c *coro) {
+	for {
+		switch d.resume(c) {
+		case msgSuspend:
+			p := c.park
+			c.park, c.drv = nil, nil
+			c.state = coroParked // before Suspend: after it, c may run elsewhere at once
+			if !p.Suspend(c) {
+				continue // the wake came first: c goes on at once
+			}
+			c = e.afterSuspend(d)
+		case msgSwitch:
+			r := c.to
+			c.to, c.drv = nil, nil
+			e.poolPut(c)
+			c = r
+		case msgExit:
+			c.drv = nil
+			e.poolPut(c)
+			return
+		}
+	}
+}
+
+// afterSuspend returns the coroutine on which d goes on: a ready one
+// (takeReady), else an idle one, else a new one.
+func (e *Executor) afterSuspend(d *worker) *coro {
+	if r := e.takeReady(d); r != nil {
+		return r
+	}
+	if c := e.pool.get(); c != nil {
+		return c
+	}
+	return e.newCoro()
+}
+
+// parkCoro is Park's coroutine path: if the caller is one of e's loop
+// coroutines, not locked to its thread, and the wait is a slow one, it
+// suspends the coroutine until the wake and reports true.
+func (e *Executor) parkCoro(p *kc.Parker) bool {
+	if !goruntime.GOK || p.Quick() || !p.Worker() {
+		return false
+	}
+	c := e.gt.lookup(goruntime.G())
+	if c == nil || goruntime.LockedOSThread() {
+		return false
+	}
+	c.suspend(p)
+	return true
+}

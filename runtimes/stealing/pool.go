@@ -1,0 +1,107 @@
+package stealing
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// trimEvery is how often the monitor trims the idle coroutine pool, by
+// half of the smallest size the pool had since the last trim.
+const trimEvery = 250 * time.Millisecond
+
+// coroPool holds idle loop coroutines (coroIdle: stopped at their loop's
+// yield between tasks), for drivers that need one to go on after a
+// coroutine parked. It is unbounded and follows the load: after a burst of
+// parked tasks it holds as many coroutines as were parked at once, and the
+// monitor takes back half of its low-water mark every trimEvery, so
+// coroutines the load keeps using are not ended and made again, and
+// coroutines it stopped using go within a few trims. A LIFO (the most
+// recently used coroutine has the warmest stack) under a mutex.
+type coroPool struct {
+	// size is n, for lock-free looks (the monitor). Written under mu.
+	size atomic.Int32
+	mu   sync.Mutex
+	top  *coro // under mu; the stack, through link
+	n    int   // under mu
+	low  int   // under mu: the smallest n since the last trim
+}
+
+// poolPut puts the idle coroutine c in the pool. Putting into an empty pool
+// wakes the monitor if it sleeps without a trim pending, so that the
+// trimming resumes: the pool stores size and then loads noTrim; the monitor
+// stores noTrim and then loads size (seq-cst both).
+func (e *Executor) poolPut(c *coro) {
+	c.state = coroIdle
+	p := &e.pool
+	p.mu.Lock()
+	c.link = p.top
+	p.top = c
+	p.n++
+	p.size.Store(int32(p.n))
+	first := p.n == 1
+	p.mu.Unlock()
+	if first && e.mon.noTrim.Load() {
+		e.mon.wake()
+	}
+}
+
+// get takes an idle coroutine, or returns nil if there is none.
+func (p *coroPool) get() *coro {
+	if p.size.Load() == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	c := p.top
+	if c != nil {
+		p.top = c.link
+		c.link = nil
+		p.n--
+		p.low = min(p.low, p.n)
+		p.size.Store(int32(p.n))
+	}
+	p.mu.Unlock()
+	return c
+}
+
+// trim stops half of the coroutines the pool held at its low-water mark
+// since the last trim (they were not needed all that time) and starts a new
+// low-water mark. It returns how many it stopped. Called by the monitor.
+func (p *coroPool) trim() int {
+	p.mu.Lock()
+	k := p.low / 2
+	var cs *coro
+	for range k {
+		c := p.top
+		p.top = c.link
+		c.link = cs
+		cs = c
+	}
+	p.n -= k
+	p.low = p.n
+	p.size.Store(int32(p.n))
+	p.mu.Unlock()
+	stopAll(cs)
+	return k
+}
+
+// drain stops every idle coroutine. Close calls it once no driver is left.
+func (p *coroPool) drain() {
+	p.mu.Lock()
+	cs := p.top
+	p.top, p.n, p.low = nil, 0, 0
+	p.size.Store(0)
+	p.mu.Unlock()
+	stopAll(cs)
+}
+
+// stopAll ends the idle coroutines of the chain cs: each one's yield
+// reports false, its loop returns and it unregisters itself.
+func stopAll(cs *coro) {
+	for cs != nil {
+		c := cs
+		cs = c.link
+		c.link = nil
+		c.stop()
+	}
+}
