@@ -63,36 +63,89 @@
 // hook in wake, the one interleaving known to have lost a wake-up. Both run
 // in CI, with and without the race detector.
 //
+// # Parking
+//
+// A worker is a driver goroutine plus loop coroutines (coro.go), made with
+// iter.Pull: the runtime's coroutine switch, about 60 ns each way. A loop
+// coroutine runs the worker loop and the tasks it takes, on its own stack;
+// the driver only switches between them. When a task body waits for a job
+// (Join, Await, AwaitAll, the end of a Scope, WaitAll, Sleep: Park with a
+// worker Parker that is not Quick), its coroutine yields to its driver,
+// which hands the wait off to the core with Parker.Suspend and continues
+// the worker loop on another loop coroutine: an idle one from the pool, or
+// a new one. The driver keeps its running slot throughout: a parked task
+// costs a suspended coroutine, not a blocked worker, and needs no
+// compensation.
+//
+// The hand-off protocol (kc's handoff.go has the core's half):
+//   - The coroutine stores the Parker and its state (coroSuspending) and
+//     yields; the driver reads them after the switch, which orders them.
+//   - The driver marks the coroutine coroParked and then calls Suspend, a
+//     CAS on the Parker's hand-off word. After a successful Suspend the
+//     driver never touches the coroutine again: the wake may already be
+//     resuming it on another goroutine. If Suspend fails, the wake came
+//     first, and the driver resumes the coroutine at once.
+//   - The wake (kc's Parker.signal, on the waker's goroutine) swaps the
+//     hand-off word and, finding a resumer, calls coro.Resume, which marks
+//     the coroutine coroReady and puts it in the ready slot of the waker's
+//     P. The swap reads the CAS, so Resume sees the coroutine as the
+//     driver left it, and everything the waker wrote before the wake.
+//   - A ready slot (ready.go) is the coroutine counterpart of the Go
+//     runtime's runnext: the driver next running on that P (usually the
+//     waker's own, right after the waker's task) takes it before any task.
+//     A wake that finds the slot's chain readyBatch long moves the chain to
+//     the global ready list, so a cancel walk that wakes thousands costs
+//     one list push per readyBatch wakes. After publishing, Resume calls
+//     wake, exactly as Spawn does: the slot's CAS (or the list's count) is
+//     the publisher's half of the Dekker pair with a worker going idle, and
+//     anyWork counts ready slots and the list, so no wake-up is lost.
+//   - A driver resumes a ready coroutine by switching to it: the coroutine
+//     that found it (between two tasks) yields it to the driver and goes
+//     to the idle pool. Taking a chain is a swap to nil (a slot) or a pop
+//     under the list's mutex, so each resume is taken once; the taker keeps
+//     the rest of a chain as its own, resumes it before anything else, and
+//     gives it back to the list if it leaves. The coroutine states (coro.go)
+//     are checked at each hand-off: a second Resume panics instead of
+//     running the coroutine twice.
+//
+// Park finds out whether its caller is a loop coroutine of this executor,
+// and which, from the caller's goroutine identity (goruntime.G) in the g
+// table (gtable.go), a hash table that grows and shrinks with the number
+// of live coroutines and that Park reads without a lock. It takes the
+// blocking path below instead where there are no goroutine identities
+// (goruntime.GOK false; drivers then run the loop on their own stack), for
+// a goroutine that is not a loop coroutine (the caller of Run, or a
+// goroutine a body started), for a goroutine locked to its OS thread (a
+// coroutine switch would have to change the lock, which the runtime
+// forbids), and for channel waits (Quick Parkers), whose partner usually
+// answers within a few goroutine switches, sooner than a hand-off pays.
+//
+// The idle pool is unbounded: after a burst of parked tasks it holds as
+// many coroutines as were parked at once, so a load that parks thousands
+// in every round reuses them instead of making and ending coroutines. The
+// monitor follows the load down: every trimEvery it ends half of the
+// pool's low-water mark since the last trim (coroutines no round needed).
+// A put into an empty pool wakes a monitor that sleeps with no trim
+// pending. Close stops every pooled coroutine; none is parked or ready
+// then, since Close comes after every job is terminal.
+//
+// A body that calls runtime.Goexit ends its coroutine; iter.Pull passes the
+// Goexit on to the driver that resumed it, whose deferred handler gives
+// its slot back, hands its ready chain to the list and wakes a
+// replacement, as for a plain worker.
+//
 // # Blocking
 //
-// Blocking the runtime can see (Await, Join, Sleep, WaitAll, AwaitAll: Park
-// with a worker Parker) compensates rather than switching stacks. Park first
-// yields a few times (Parker.Spin), since the partner of a channel wait
-// often answers at once; if the wake has not come, it gives the worker's
-// running slot back and, if work is queued, wakes or starts another worker.
-// A Park from a goroutine that is not a worker just waits. On wake-up the
-// task finishes without a slot, recorded as one unit of debt on a per-P
-// shard; the next worker to end a task (workers are interchangeable) pays
-// it by going to the idle pool (at most target idle workers are kept; more
-// exit), so a mass wake-up (cancelling thousands of sleepers) touches no
-// shared counter. Compensation costs nothing on the hot paths (run to
-// completion, the core's inline run of an awaited unstarted child) and one
-// goroutine hand-off per real block.
-//
-// Why a parked task keeps its goroutine rather than being a coroutine
-// (iter.Pull) that gives its stack up: a coroutine round trip costs on the
-// order of 100 ns on every task, and Spawn cannot know whether a task will
-// block; Park would have to know which coroutine the parking goroutine is,
-// and Go has no goroutine identity (a body that awaits with its parent's
-// *Job would park the wrong one); and resuming a parked coroutine is not
-// cheap either, as its stack is cold by then. The two ways of parking are
-// measured side by side by BenchmarkGoroutineWakeFloor and
-// BenchmarkCoroutineResumeFloor in this package; perf's CancelFanout floor
-// (backend=floor) is the coroutine one. So a cancelled parked child costs a
-// goroutine wake-up, a run to the end of its body (which stops its Sleep
-// timer and ends its job) and a goroutine exit: on the order of a
-// microsecond, most of it Go's own wake-up and exit, the rest the core's
-// walk (a lock section and a few atomics per child).
+// Waits that do not suspend a coroutine (see Parking) compensate rather
+// than switch stacks. Park first yields a few times (Parker.Spin), since
+// the partner of a channel wait often answers at once; if the wake has not
+// come, it gives the worker's running slot back and, if work is queued,
+// wakes or starts another worker. A Park from a goroutine that is not a
+// worker just waits. On wake-up the task finishes without a slot, recorded
+// as one unit of debt on a per-P shard; the next worker to end a task
+// (workers are interchangeable) pays it by going to the idle pool (at most
+// target idle workers are kept; more exit), so a mass wake-up touches no
+// shared counter.
 //
 // Blocking it cannot see (a Go channel, a mutex, a syscall in a body) is
 // handled by the monitor goroutine (monitor.go): while work is queued it
@@ -106,19 +159,27 @@
 // nothing queued it takes them all back and sleeps until a Spawn wakes it
 // (one atomic load in Spawn), so an idle executor costs no CPU.
 //
-// Close waits for every goroutine the executor started (workers, monitor).
-// A body that calls runtime.Goexit ends its worker goroutine; the worker's
-// deferred handler gives its slot back and wakes a replacement.
+// Close waits for every goroutine the executor started (drivers, the
+// monitor) and then stops the idle loop coroutines.
 //
 // # Departures from spec 05
 //
 //   - Workers are goroutines on Go's scheduler, not OS threads, and a
-//     "fiber" is the worker's goroutine stack: there is no control word and
-//     no PARKED fiber state. A task that blocks keeps its goroutine; the
-//     worker slot moves to another goroutine instead (Go's M/P hand-off).
-//     Parking is kc.Parker, a one-shot semaphore that the core signals
-//     itself, so the pending_unpark latch and park_if re-checks live in the
-//     core's wait nodes.
+//     fiber is a loop coroutine: it is not one task's stack but runs the
+//     worker loop, so a fiber that parks holds the task it parked in, and
+//     the worker goes on on another fiber. There is no control word: a
+//     fiber's state (coroState) is a plain field handed from owner to
+//     owner, and the race between park and unpark is decided by the
+//     Parker's hand-off word (kc.Parker.Suspend), which plays the part of
+//     pending_unpark; park_if re-checks live in the core's wait nodes.
+//   - A woken fiber goes to the ready slot of the waker's P (runnext), or
+//     in batches to a global ready list, not to the inbox of the worker it
+//     last ran on: its stack is cold either way, and the waker's worker is
+//     usually the one about to look for work.
+//   - Channel waits, waits from goroutines locked to their thread and
+//     every wait where goroutine identities are not available block the
+//     goroutine instead of parking a fiber; the worker slot then moves to
+//     another goroutine (Go's M/P hand-off).
 //   - Queues are per P, not per worker, and new work goes to the spawner's
 //     P (locality, as in Go) rather than round-robin; balance comes from
 //     stealing and the injector. Affinity of wake-ups is left to Go.
@@ -148,12 +209,17 @@
 // Spawn: a pin, one swap, up to two stores (plain on amd64), a few loads,
 // no allocation. A worker's pop: one swap or one CAS. Stealing n
 // tasks: n loads, n plain stores and one CAS. A worker runs its tasks with
-// Task.RunOn on a kc.Worker of its own, so children of one parent that end
-// in a row on it release the parent once (it flushes before it spins,
-// sleeps or exits). Park by a worker: one atomic add and a scan of the
-// rings' heads (O(GOMAXPROCS)), plus a goroutine hand-off if work is
-// queued; its return: one add on the P's debt shard. A worker ending a task
-// checks the debt shards (one load per P). An idle executor: no CPU (the
+// Task.RunOn on the kc.Worker of its loop coroutine, so children of one
+// parent that end in a row on it release the parent once (it flushes
+// before it spins, sleeps, switches or exits). Park of a loop coroutine: a
+// g table probe, two coroutine switches (out, and into the next loop
+// coroutine, from the pool under a mutex) and one CAS; its wake: a swap, a
+// pin and a CAS on the ready slot, and a wake check, then two switches
+// when a driver takes it. Park on the blocking path: one atomic add and a
+// scan of the rings' heads (O(GOMAXPROCS)), plus a goroutine hand-off if
+// work is queued; its return: one add on the P's debt shard. A worker
+// ending a task checks the debt shards (one load per P) and, before the
+// next, its ready slot and the ready list (two loads). An idle executor: no CPU (the
 // monitor and idle workers are blocked). A launched job, end to end (the
 // core's allocation from a per-P slab and attach, Spawn, a pop, the run and
 // the release): on the order of 100 ns, of which the job's allocation and

@@ -38,3 +38,10 @@ func DumpRings(e *Executor) string {
 	}
 	return s + fmt.Sprintf("injector: %d\n", e.inj.n.Load())
 }
+
+// CoroCounts reports the loop coroutines: how many are live (registered in
+// the g table), the table's capacity, and how many sit in the idle pool.
+func CoroCounts(e *Executor) (live, capacity, pooled int) {
+	live, capacity = e.gt.size()
+	return live, capacity, int(e.pool.size.Load())
+}

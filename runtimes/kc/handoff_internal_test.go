@@ -1,0 +1,112 @@
+package kc
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countResumer counts its Resume calls and reports the first on done.
+type countResumer struct {
+	n    atomic.Int32
+	done chan struct{}
+}
+
+func (r *countResumer) Resume() {
+	if r.n.Add(1) == 1 {
+		close(r.done)
+	}
+}
+
+// TestParkerHandoff races a wake against Suspend, many rounds, with both
+// orders forced and left to chance: exactly one of the two ways out must
+// happen, once. Suspend true: Resume is called exactly once and Wait is
+// never released. Suspend false: Resume is never called and Wait returns.
+func TestParkerHandoff(t *testing.T) {
+	const rounds = 20000
+	var suspended, early int
+	for i := range rounds {
+		p := new(Parker)
+		p.init(true)
+		r := &countResumer{done: make(chan struct{})}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		wakeFirst := i%3 == 0 // forced order; else a race
+		if wakeFirst {
+			if !p.wake(wakeDone) {
+				t.Fatal("first wake lost its CAS")
+			}
+		}
+		go func() {
+			defer wg.Done()
+			if !wakeFirst {
+				p.wake(wakeDone)
+			}
+		}()
+		ok := p.Suspend(r)
+		if wakeFirst && ok {
+			t.Fatalf("round %d: Suspend after the wake reported true", i)
+		}
+		if ok {
+			suspended++
+			select {
+			case <-r.done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("round %d: Suspend installed the resumer but the wake never called it", i)
+			}
+		} else {
+			early++
+			waited := make(chan struct{})
+			go func() { p.Wait(); close(waited) }()
+			select {
+			case <-waited:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("round %d: Suspend reported the wake, but Wait does not return", i)
+			}
+		}
+		wg.Wait()
+		if n := r.n.Load(); ok && n != 1 || !ok && n != 0 {
+			t.Fatalf("round %d: Suspend %v, Resume called %d times", i, ok, n)
+		}
+		if p.reason.Load() != wakeDone {
+			t.Fatalf("round %d: reason %d; want wakeDone", i, p.reason.Load())
+		}
+	}
+	if suspended == 0 || early == 0 {
+		t.Errorf("suspended %d times, woken first %d times; want both orders", suspended, early)
+	}
+}
+
+// TestParkerHandoffQuick checks that a quick Parker (a channel wait) is
+// never handed off: Suspend panics, and its wake releases Wait.
+func TestParkerHandoffQuick(t *testing.T) {
+	p := new(Parker)
+	p.init(true)
+	p.quick = true
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("Suspend on a quick Parker: no panic")
+			}
+		}()
+		p.Suspend(&countResumer{done: make(chan struct{})})
+	}()
+	p.wake(wakeDone)
+	p.Wait()
+}
+
+// TestParkerHandoffReuse checks that signal's last touch is Done or Resume:
+// a Parker zeroed and re-initialised right after its Wait returns, as a
+// channel's spare wait node is, must behave as a new one, round after
+// round; under -race a touch after Done shows as a race with the zeroing.
+func TestParkerHandoffReuse(t *testing.T) {
+	p := new(Parker)
+	for i := range 10000 {
+		*p = Parker{}
+		p.init(true)
+		p.quick = i%2 == 0
+		go p.wake(wakeDone)
+		p.Wait()
+	}
+}
