@@ -3,6 +3,7 @@ package stealing
 import (
 	"fmt"
 	"iter"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
@@ -136,57 +137,6 @@ func (c *coro) Resume() {
 	c.e.ready(c)
 }
 
-// resume runs c on driver d until c yields, and returns what it said. A
-// body's Goexit ends d here (iter.Pull passes it on).
-func (d *worker) resume(c *coro) coroMsg {
-	c.drv = d
-	c.state = coroRunning
-	msg, ok := c.next()
-	if !ok {
-		panic("stealing: a loop coroutine ended while running")
-	}
-	return msg
-}
-
-// drive is a driver's loop: it runs loop coroutines, starting with c,
-// until one tells it to stop running tasks. It hands off the wait of a
-// coroutine that parks and continues the worker loop on another one.
-func (e *Executor) drive(d *worker, c *coro) {
-	for {
-		switch d.resume(c) {
-		case msgSuspend:
-			p := c.park
-			c.park, c.drv = nil, nil
-			c.state = coroParked // before Suspend: after it, c may run elsewhere at once
-			if !p.Suspend(c) {
-				continue // the wake came first: c goes on at once
-			}
-			c = e.afterSuspend(d)
-		case msgSwitch:
-			r := c.to
-			c.to, c.drv = nil, nil
-			e.poolPut(c)
-			c = r
-		case msgExit:
-			c.drv = nil
-			e.poolPut(c)
-			return
-		}
-	}
-}
-
-// afterSuspend returns the coroutine on which d goes on: a ready one
-// (takeReady), else an idle one, else a new one.
-func (e *Executor) afterSuspend(d *worker) *coro {
-	if r := e.takeReady(d); r != nil {
-		return r
-	}
-	if c := e.pool.get(); c != nil {
-		return c
-	}
-	return e.newCoro()
-}
-
 // parkCoro is Park's coroutine path: if the caller is one of e's loop
 // coroutines, not locked to its thread, and the wait is a slow one, it
 // suspends the coroutine until the wake and reports true.
@@ -200,4 +150,16 @@ func (e *Executor) parkCoro(p *kc.Parker) bool {
 	}
 	c.suspend(p)
 	return true
+}
+
+// unlockThread undoes the LockOSThread calls a task body left behind on a
+// loop coroutine. The coroutine is about to switch to its driver, which the
+// runtime allows only with the thread lock it had when it was made (none):
+// it would throw. On a plain goroutine the lock would have ended with the
+// goroutine; here the body's lock ends with the body's stretch of the
+// worker loop instead, and the thread goes back to the scheduler.
+func unlockThread() {
+	for goruntime.LockedOSThread() {
+		runtime.UnlockOSThread()
+	}
 }

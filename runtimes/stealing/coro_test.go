@@ -171,3 +171,33 @@ func TestLockedBodyParks(t *testing.T) {
 		}
 	})
 }
+
+// Bodies that return with their thread still locked (LockOSThread without
+// Unlock) run among bodies that park: the loop coroutine must not switch
+// with the lock held (the runtime would throw), so the executor drops the
+// lock before it switches, and everything finishes.
+func TestBodyLeavesThreadLocked(t *testing.T) {
+	testutil.NoLeak(t)
+	rt := newRuntime(t, stealing.Workers(2))
+	defer rt.Close()
+	testutil.Watchdog(t, 30*time.Second, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			for i := range 200 {
+				if _, err := j.Launch(func(c *kc.Job) error {
+					if i%2 == 0 {
+						runtime.LockOSThread()
+						runtime.LockOSThread() // nested: both are dropped
+						return nil
+					}
+					return c.Sleep(time.Microsecond)
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}

@@ -119,6 +119,11 @@
 // coroutine switch would have to change the lock, which the runtime
 // forbids), and for channel waits (Quick Parkers), whose partner usually
 // answers within a few goroutine switches, sooner than a hand-off pays.
+// A body that returns with its thread still locked (LockOSThread without
+// Unlock) has its lock dropped before its loop coroutine next switches
+// (unlockThread), since the runtime throws on a switch that changes the
+// lock; on a goroutine of its own the lock would have ended with the
+// goroutine and its thread.
 //
 // The idle pool is unbounded: after a burst of parked tasks it holds as
 // many coroutines as were parked at once, so a load that parks thousands

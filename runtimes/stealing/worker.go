@@ -1,9 +1,6 @@
 package stealing
 
-import (
-	"github.com/kcbench/kcbench/internal/goruntime"
-	"github.com/kcbench/kcbench/runtimes/kc"
-)
+import "github.com/kcbench/kcbench/runtimes/kc"
 
 const (
 	injectEvery = 61 // a worker checks the injector first on every 61st task (fairness)
@@ -112,77 +109,6 @@ func (e *Executor) startSpinner() {
 	}
 	e.wg.Add(1) // the caller is counted in wg, or Close has not begun
 	go e.work()
-}
-
-// work is a worker's driver goroutine, born spinning with its slot
-// counted. It runs the worker loop on loop coroutines (drive); where
-// goroutine identities are not available (goruntime.GOK false), nothing
-// could ever suspend one, so it runs the loop on its own stack.
-func (e *Executor) work() {
-	defer e.wg.Done()
-	w := &worker{spinning: true, rnd: uint32(fastSeed())}
-	var plain *coro // the loop's state without coroutines
-	clean := false
-	defer func() {
-		if !clean { // a body called runtime.Goexit: give the slot back
-			if plain != nil {
-				plain.kw.Flush()
-			}
-			e.dropReady(w)
-			if !e.payDebt() {
-				e.sched.running.Add(-1)
-			}
-			if e.anyWork() {
-				e.wake()
-			}
-		}
-	}()
-	if goruntime.GOK {
-		c := e.pool.get()
-		if c == nil {
-			c = e.newCoro()
-		}
-		e.drive(w, c)
-	} else {
-		plain = &coro{e: e, drv: w}
-		e.runLoop(plain)
-	}
-	clean = true
-}
-
-// runLoop is the worker loop, run by loop coroutine c for its driver
-// c.drv (which changes when a task of c parks and another driver resumes
-// it). It returns what c must tell its driver: msgSwitch with c.to set,
-// when a ready coroutine should run (the driver pools c and resumes that
-// one), or msgExit, when the driver must stop. Either way c's batch is
-// flushed.
-func (e *Executor) runLoop(c *coro) coroMsg {
-	for {
-		t, r := e.findWork(c)
-		if r != nil {
-			c.to = r
-			return msgSwitch
-		}
-		if t == nil {
-			return msgExit
-		}
-		t.RunOn(&c.kw)
-		// A task that parked on the blocking path came back without a slot
-		// (see Park); whichever worker ends a task first takes that debt
-		// over and leaves, without touching running. Else, if the monitor
-		// lowered the target, retire.
-		if (e.payDebt() || e.sched.running.Load() > e.limit() && e.retire()) && !e.leave(c) {
-			return msgExit
-		}
-	}
-}
-
-// leave flushes c's batch, hands its driver's ready chain to the ready
-// list, and goes idle (see idleWait).
-func (e *Executor) leave(c *coro) bool {
-	c.kw.Flush()
-	e.dropReady(c.drv)
-	return e.idleWait(c.drv)
 }
 
 // payDebt takes over one unit of debt, preferably from the caller's P's
