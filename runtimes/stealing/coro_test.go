@@ -76,11 +76,11 @@ func TestParkedCoroutinesTrimmed(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		live, capacity, pooled := stealing.CoroCounts(ex)
-		if pooled <= 8 && capacity <= 256 {
+		if pooled == 0 && capacity == stealing.GMinCap {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("20s after the load: %d live, table capacity %d, idle pool %d; want the pool trimmed to at most 8 and the table shrunk to at most 256", live, capacity, pooled)
+			t.Fatalf("20s after the load: %d live, table capacity %d, idle pool %d; want the pool trimmed to 0 and the table shrunk to %d", live, capacity, pooled, stealing.GMinCap)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

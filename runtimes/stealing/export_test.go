@@ -45,3 +45,6 @@ func CoroCounts(e *Executor) (live, capacity, pooled int) {
 	live, capacity = e.gt.size()
 	return live, capacity, int(e.pool.size.Load())
 }
+
+// GMinCap is the g table's smallest capacity.
+const GMinCap = gMinCap

@@ -65,11 +65,13 @@ func (p *coroPool) get() *coro {
 }
 
 // trim stops half of the coroutines the pool held at its low-water mark
-// since the last trim (they were not needed all that time) and starts a new
-// low-water mark. It returns how many it stopped. Called by the monitor.
+// since the last trim (they were not needed all that time), rounded up so
+// that an unused pool empties and the monitor can sleep without a trim
+// pending, and starts a new low-water mark. It returns how many it
+// stopped. Called by the monitor.
 func (p *coroPool) trim() int {
 	p.mu.Lock()
-	k := p.low / 2
+	k := (p.low + 1) / 2
 	var cs *coro
 	for range k {
 		c := p.top

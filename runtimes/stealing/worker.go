@@ -196,7 +196,8 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 
 // findLocal returns a ready coroutine if there is one (takeReady), else
 // checks the ring of the P the worker runs on, LIFO slot first, then the
-// injector. On every injectEvery-th call it checks the injector
+// injector. On every injectEvery-th call the ready coroutines come last
+// instead, so that wakes that keep coming cannot starve queued tasks. On every injectEvery-th call it checks the injector
 // first, and on every injectEvery-th task taken from a ring it takes the
 // ring's FIFO before its LIFO slot, so that neither the injector nor the
 // FIFO can be starved (spec 05 fairness rule). The FIFO's turn is counted
@@ -204,14 +205,14 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 // and go, and a count that starts again with each new worker could keep
 // the FIFO waiting for as long as they churn.
 func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
-	if r := e.takeReady(w); r != nil {
-		return nil, r
-	}
 	w.ticks++
-	if w.ticks%injectEvery == 0 {
-		if t := e.fromInjector(); t != nil {
-			return t, nil
+	fair := w.ticks%injectEvery == 0
+	if !fair {
+		if r := e.takeReady(w); r != nil {
+			return nil, r
 		}
+	} else if t := e.fromInjector(); t != nil {
+		return t, nil
 	}
 	pid := procPin()
 	if pid < len(e.rings) {
@@ -229,6 +230,11 @@ func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
 		}
 	}
 	procUnpin()
+	if fair {
+		if r := e.takeReady(w); r != nil {
+			return nil, r
+		}
+	}
 	return e.fromInjector(), nil
 }
 
