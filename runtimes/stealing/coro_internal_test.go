@@ -8,7 +8,7 @@ import (
 
 // fakeG returns the i-th made-up goroutine address of a test: aligned and
 // spaced like real g addresses, never 0 or gTomb.
-func fakeG(i int) uintptr { return 0xc000100000 + uintptr(i)*0x1a0 }
+func fakeG(i int) uintptr { return 0x100000 + uintptr(i)*0x1a0 }
 
 // The g table grows past many entries, finds each of them and nothing
 // else, and shrinks back to its smallest size when they are removed.
