@@ -38,13 +38,14 @@
 // (soft affinity), else any Free core, else finishes its body on a plain
 // goroutine and retires (the starvation escape hatch: a woken task never
 // waits for a core). Park learns whether its caller owns a core from the
-// calling thread's id (registry.go): a locked thread runs nothing but its
-// goroutine, so the lookup is exact. The id is threadID (tid_GOOS.go): gettid
-// on Linux, thread_selfid on macOS, thr_self on FreeBSD, the Thread
-// Environment Block's address on Windows (amd64, arm64). Where there is none
-// (or it misbehaves, which threadIDsWork checks once), the registry stays
-// empty and Park waits without handing its core off: slower, since sysmon
-// must retake the core, but correct.
+// registry (registry.go), keyed by the calling goroutine's g
+// (goruntime.G, a load) on amd64 and arm64. Elsewhere it is keyed by the
+// calling thread's id, exact because a locked thread runs nothing but its
+// goroutine: threadID (tid_GOOS.go), gettid on Linux, thread_selfid on
+// macOS, thr_self on FreeBSD, the Thread Environment Block's address on
+// Windows. Where there is none (or it misbehaves, which threadIDsWork
+// checks once), the registry stays empty and Park waits without handing
+// its core off: slower, since sysmon must retake the core, but correct.
 //
 // Sysmon (sysmon.go). A monitor goroutine watches each core's heartbeat (a
 // count of tasks started). A Running core whose heartbeat has not moved for 1
@@ -116,9 +117,10 @@
 //   - A launched job, Spawn to end, with its core's owner awake: a few
 //     hundred ns, the job included. An await of a finished job: one atomic
 //     load in the core, a few ns.
-//   - Park's caller lookup (registry.self): a threadID and a scan of the
-//     registry, on the order of 100 ns where threadID is a system call
-//     (Linux, macOS, FreeBSD), a load on Windows.
+//   - Park's caller lookup (registry.self): a load of the goroutine's g
+//     and a scan of a few registry slots, a few ns; keyed by thread, a
+//     threadID is a system call (Linux, macOS, FreeBSD), on the order of
+//     100 ns.
 //   - A park that hands the core off and its wake-up: UnlockOSThread and
 //     LockOSThread, two CASes on core words, and a go statement when work
 //     waits: on the order of a microsecond.

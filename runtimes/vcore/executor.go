@@ -18,7 +18,7 @@ type Executor struct {
 	cores  []core      // immutable slice; each core's fields as documented there
 	global globalQueue // spec 05 global run queue: ring + overflow
 	pin    pinner      // immutable after New, but for its error counter
-	reg    registry    // which locked thread is which worker (worker.go)
+	reg    registry    // which goroutine (or locked thread) is which worker (registry.go)
 
 	// active is spec 05's active_tasks: +1 in Spawn, -1 when Run returns.
 	// Spawn's increment happens before the push, so a task that is queued
@@ -154,8 +154,7 @@ func (e *Executor) Spawn(t *kc.Task) {
 // if work is waiting, else left Free; after the wake the goroutine tries
 // to take its old core back (soft affinity), then any Free core, and
 // otherwise finishes its body on a plain goroutine (see the package doc).
-// Cost for a worker: a threadID (a system call on Linux, macOS and FreeBSD)
-// and a registry scan, two atomic CASes, LockOSThread/UnlockOSThread, and a
+// Cost for a worker: a registry lookup (registry.self), two atomic CASes, LockOSThread/UnlockOSThread, and a
 // go statement when work waits.
 func (e *Executor) Park(p *kc.Parker) {
 	if !p.Worker() {

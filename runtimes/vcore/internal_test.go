@@ -160,7 +160,7 @@ func TestThreadIDs(t *testing.T) {
 // unlocked caller can move off its thread mid-lookup, and the thread can be
 // locked and registered by another goroutine meanwhile).
 func TestRegistrySelfUnlocked(t *testing.T) {
-	if !threadIDsWork() {
+	if !regByG && !threadIDsWork() {
 		t.Skipf("no thread ids on %s/%s: the registry stays empty", runtime.GOOS, runtime.GOARCH)
 	}
 	var r registry
@@ -205,4 +205,28 @@ func TestRegistrySelfUnlocked(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	close(stop)
 	wg.Wait()
+}
+
+// TestRegistryByG checks the goroutine keys: a registered goroutine finds
+// its worker whether or not it is locked, and no other goroutine finds it.
+func TestRegistryByG(t *testing.T) {
+	if !regByG {
+		t.Skipf("no goruntime.G on %s: the registry is keyed by thread", runtime.GOARCH)
+	}
+	var r registry
+	r.init(4)
+	w := &worker{id: 1, slot: -1}
+	r.add(w)
+	defer r.remove(w)
+	for range 100 {
+		if got := r.self(); got != w {
+			t.Fatalf("self of the registered, unlocked goroutine: got %p; want %p", got, w)
+		}
+		runtime.Gosched() // move threads, maybe; the key stays
+	}
+	other := make(chan *worker)
+	go func() { other <- r.self() }()
+	if got := <-other; got != nil {
+		t.Errorf("self of another goroutine: got worker %d; want nil", got.id)
+	}
 }

@@ -257,9 +257,13 @@ func (e *Executor) yield(w *worker) {
 	if e.pin.on {
 		return
 	}
-	e.reg.remove(w)
+	if !regByG { // a thread key is only exact while locked (registry)
+		e.reg.remove(w)
+	}
 	runtime.UnlockOSThread()
 	runtime.Gosched()
 	runtime.LockOSThread()
-	e.reg.add(w)
+	if !regByG {
+		e.reg.add(w)
+	}
 }
