@@ -34,12 +34,6 @@ type Executor struct {
 
 	nextID atomic.Uint64 // worker ids, unique; 0 means "no owner" in core.word
 
-	// byID maps the id of every started, not yet ended worker to its
-	// record, so that whoever wins the CAS Sleeping(id) -> Running(id) can
-	// hand the wake token to that very worker (Executor.signal). Written by
-	// startWorker and by the worker's own exit; read by wakers.
-	byID sync.Map
-
 	// retaken counts goroutines sysmon took a core from that still hold a
 	// locked thread. Only sysmon increments it (after a successful retake
 	// CAS) and only the stuck goroutine decrements it (when it notices,
@@ -209,8 +203,7 @@ func (e *Executor) closeCore(c *core) {
 				return
 			}
 		case coreSleeping:
-			if c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
-				e.signal(ownerOf(w))
+			if e.wakeSleeper(c, w) {
 				return
 			}
 		default:

@@ -2,6 +2,7 @@ package vcore
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -228,5 +229,64 @@ func TestRegistryByG(t *testing.T) {
 	go func() { other <- r.self() }()
 	if got := <-other; got != nil {
 		t.Errorf("self of another goroutine: got worker %d; want nil", got.id)
+	}
+}
+
+// TestWakeSleeper checks the waker's side of the sleep handshake: the token
+// goes to the worker the core's sleeper names, and only by the CAS of the
+// very word the waker loaded. A sleeper that names another worker than the
+// word means that worker has not published itself yet and will re-check the
+// queues on its own (see wakeSleeper): the wake then reports success and
+// sends nobody a token. And a worker that lost its core (a retake) and
+// tries to sleep on it must not overwrite the sleeping new owner's entry,
+// or that owner could never be woken.
+func TestWakeSleeper(t *testing.T) {
+	var e Executor
+	var c core
+	a, b := &worker{id: 1, wake: make(chan struct{}, 1)}, &worker{id: 2, wake: make(chan struct{}, 1)}
+	state := func() string { w := c.word.Load(); return fmt.Sprintf("owner %d state %d", ownerOf(w), stateOf(w)) }
+
+	c.sleeper.Store(a)
+	c.word.Store(mkword(a.id, coreSleeping))
+	if !e.wakeSleeper(&c, c.word.Load()) {
+		t.Fatal("wake of a's sleep with sleeper a: got false; want true")
+	}
+	if got := c.word.Load(); got != mkword(a.id, coreRunning) {
+		t.Errorf("word after the wake: got %s; want a Running", state())
+	}
+	if len(a.wake) != 1 {
+		t.Error("a has no wake token after its wake")
+	}
+	<-a.wake
+
+	// The word moved on since the waker loaded it: the CAS fails.
+	c.sleeper.Store(b)
+	c.word.Store(mkword(b.id, coreRunning))
+	if e.wakeSleeper(&c, mkword(b.id, coreSleeping)) {
+		t.Fatal("wake with a stale word: got true; want false")
+	}
+
+	// b is Sleeping but has not published itself (sleeper still a): no
+	// CAS, no token; b's own re-check covers the caller.
+	c.sleeper.Store(a)
+	c.word.Store(mkword(b.id, coreSleeping))
+	if !e.wakeSleeper(&c, c.word.Load()) {
+		t.Fatal("wake of an unpublished sleeper: got false; want true (nothing to do)")
+	}
+	if got := c.word.Load(); got != mkword(b.id, coreSleeping) || len(a.wake)+len(b.wake) != 0 {
+		t.Errorf("after the wake of an unpublished sleeper: word %s, tokens a %d b %d; want b Sleeping and no tokens", state(), len(a.wake), len(b.wake))
+	}
+
+	// a lost the core to b, which sleeps on it; a's late sleep must fail
+	// and leave b findable.
+	c.sleeper.Store(b)
+	if e.sleep(a, &c) {
+		t.Fatal("sleep of a worker that does not own the core: got true; want false")
+	}
+	if got := c.sleeper.Load(); got != b {
+		t.Fatalf("sleeper after a failed sleep of a: got worker %d; want b", got.id)
+	}
+	if !e.wakeSleeper(&c, c.word.Load()) || len(b.wake) != 1 || c.word.Load() != mkword(b.id, coreRunning) {
+		t.Errorf("wake of b: word %s, b's tokens %d; want b Running with a token", state(), len(b.wake))
 	}
 }

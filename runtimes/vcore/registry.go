@@ -26,7 +26,7 @@ type worker struct {
 
 	// wake (capacity 1) is the sleep token: sent by the winner of the CAS
 	// Sleeping(id) -> Running(id) on the core this worker sleeps on
-	// (Executor.signal), received only by this goroutine, in sleep.
+	// (Executor.wakeSleeper), received only by this goroutine, in sleep.
 	wake chan struct{}
 }
 

@@ -19,7 +19,6 @@ func (e *Executor) newWorker() *worker {
 // c.word to Running(w.id).
 func (e *Executor) startWorker(w *worker, c *core) {
 	e.stats.workersStarted.Add(1)
-	e.byID.Store(w.id, w)
 	e.wg.Add(1)
 	go e.workerMain(w, c)
 }
@@ -28,7 +27,6 @@ func (e *Executor) startWorker(w *worker, c *core) {
 // core, and ends when the executor stops or when it is left without a core.
 func (e *Executor) workerMain(w *worker, c *core) {
 	defer e.wg.Done()
-	defer e.byID.Delete(w.id) // after exit: the worker sleeps no more
 	e.lock(w, c)
 	defer e.exit(w) // deferred, so a body's runtime.Goexit passes the core on too
 	for {
