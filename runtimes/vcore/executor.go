@@ -52,7 +52,8 @@ type Executor struct {
 	stop    atomic.Bool   // active reached 0 after closing: owners exit
 	drained chan struct{} // capacity 1; see closing
 
-	mon sysmon
+	mon  sysmon
+	pool gpool // idle owner goroutines (pool.go)
 
 	wg        sync.WaitGroup // every goroutine this executor started
 	closeOnce sync.Once
@@ -62,12 +63,13 @@ type Executor struct {
 // counters are diagnostics, updated with relaxed intent (Go has only
 // sequentially consistent atomics; nothing reads them for correctness).
 type counters struct {
-	workersStarted, handoffs, retakes, helpers, sleeps, wakes, steals atomic.Uint64
+	workersStarted, reused, handoffs, retakes, helpers, sleeps, wakes, steals atomic.Uint64
 }
 
 // Stats is a snapshot of the executor's diagnostic counters.
 type Stats struct {
-	WorkersStarted uint64 // owner goroutines started (first owners and replacements)
+	WorkersStarted uint64 // owners started (first owners and replacements)
+	Reused         uint64 // owners of those started on a pooled goroutine (pool.go)
 	Handoffs       uint64 // Park calls that gave their core away
 	Retakes        uint64 // cores sysmon took from a stuck owner (temporary workers)
 	Helpers        uint64 // helpers sysmon started beyond the TempWorkers bound (helper.go)
@@ -81,6 +83,7 @@ type Stats struct {
 func (e *Executor) Stats() Stats {
 	return Stats{
 		WorkersStarted: e.stats.workersStarted.Load(),
+		Reused:         e.stats.reused.Load(),
 		Handoffs:       e.stats.handoffs.Load(),
 		Retakes:        e.stats.retakes.Load(),
 		Helpers:        e.stats.helpers.Load(),
@@ -185,6 +188,7 @@ func (e *Executor) Close() error {
 		for i := range e.cores {
 			e.closeCore(&e.cores[i])
 		}
+		e.pool.close() // owners that end from now on end their goroutines
 		e.mon.quit()
 		e.wg.Wait()
 	})

@@ -8,8 +8,9 @@ import (
 )
 
 // worker is one owner goroutine's record. A goroutine keeps its worker for
-// its whole life, while it owns a core, after it hands the core off in Park
-// (its body goes on unlocked), and after sysmon takes the core away.
+// one run of workerMain (ownerLoop may then reuse the goroutine for another
+// worker): while it owns a core, after it hands the core off in Park (its
+// body goes on unlocked), and after sysmon takes the core away.
 //
 // The zero worker is unusable (id 0 means "no owner"); newWorker makes one.
 // Every field but id and wake is touched only by the goroutine itself, so

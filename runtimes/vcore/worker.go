@@ -11,22 +11,15 @@ import (
 // looks at the global queue before its own inbox.
 const fairEvery = 61
 
+// newWorker returns a fresh worker record; its wake channel is the
+// goroutine's that will run it (ownerLoop).
 func (e *Executor) newWorker() *worker {
-	return &worker{id: e.nextID.Add(1), slot: -1, wake: make(chan struct{}, 1)}
-}
-
-// startWorker starts w as the owner of c; the caller has already moved
-// c.word to Running(w.id).
-func (e *Executor) startWorker(w *worker, c *core) {
-	e.stats.workersStarted.Add(1)
-	e.wg.Add(1)
-	go e.workerMain(w, c)
+	return &worker{id: e.nextID.Add(1), slot: -1}
 }
 
 // workerMain is an owner goroutine: it locks its thread, runs tasks from its
 // core, and ends when the executor stops or when it is left without a core.
 func (e *Executor) workerMain(w *worker, c *core) {
-	defer e.wg.Done()
 	e.lock(w, c)
 	defer e.exit(w) // deferred, so a body's runtime.Goexit passes the core on too
 	for {
