@@ -76,8 +76,8 @@ func BenchmarkPingPong(b *testing.B) {
 }
 
 // BenchmarkSpawnJoin spawns one task from outside and joins it: with
-// Spin(0) every task lands on a sleeping owner (a locked thread's futex
-// wake-up); with the default spin, back-to-back tasks find it awake.
+// Spin(0) every task lands on a sleeping owner (a goroutine wake-up); with
+// the default spin, back-to-back tasks find it awake.
 func BenchmarkSpawnJoin(b *testing.B) {
 	for _, spin := range []time.Duration{0, 5 * time.Microsecond, 20 * time.Microsecond, 100 * time.Microsecond} {
 		b.Run("spin="+spin.String(), func(b *testing.B) {

@@ -219,9 +219,10 @@ func (e *Executor) idle() bool {
 // sleep blocks c's owner until someone wakes it. It returns false, at once,
 // if c is no longer w's (sysmon retook it, possibly just after the wake),
 // and true otherwise, with c Running(w.id) again. Cost when it really
-// sleeps: a channel receive on a locked thread, whose wake-up is an OS
-// wake-up of that very thread (a futex wake on Linux, tens of µs), which is
-// why findWork spins first.
+// sleeps: a channel receive, on a loosened goroutine (idle.go) a goroutine
+// wake-up of a few hundred ns; a pinned owner sleeps locked, and its
+// wake-up is an OS wake-up of that very thread (a futex wake on Linux,
+// tens of µs), which is why findWork spins first.
 func (e *Executor) sleep(w *worker, c *core) bool {
 	running, sleeping := mkword(w.id, coreRunning), mkword(w.id, coreSleeping)
 	if !c.word.CompareAndSwap(running, sleeping) {

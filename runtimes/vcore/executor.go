@@ -146,13 +146,18 @@ func (e *Executor) Spawn(t *kc.Task) {
 	e.wakeOne()
 }
 
-// Park blocks the caller until the core wakes p. If the caller owns a core (it is
-// a worker running a task), the core is handed off first, to a fresh owner
-// if work is waiting, else left Free; after the wake the goroutine tries
-// to take its old core back (soft affinity), then any Free core, and
-// otherwise finishes its body on a plain goroutine (see the package doc).
-// Cost for a worker: a registry lookup (registry.self), two atomic CASes, LockOSThread/UnlockOSThread, and a
-// go statement when work waits.
+// Park blocks the caller until the core wakes p. If the caller owns a
+// core (it is a worker running a task), it first gives its thread back
+// (loosen, idle.go) and lets a wait the core expects to be answered at
+// once (p.Spin: a channel partner) be woken within a few yields, keeping
+// its core; a pinned owner, which stays locked, skips that. Otherwise the
+// core is handed off, to a fresh owner if work is waiting, else left Free;
+// after the wake the goroutine tries to take its old core back (soft
+// affinity), then any Free core, and otherwise finishes its body on a plain
+// goroutine (see the package doc). Cost for a worker woken while it spins:
+// a registry lookup (registry.self), UnlockOSThread and LockOSThread and
+// the yields; for a hand-off, two atomic CASes more and a wake-up of a
+// pooled goroutine when work waits.
 func (e *Executor) Park(p *kc.Parker) {
 	if !p.Worker() {
 		p.Wait()
@@ -161,6 +166,15 @@ func (e *Executor) Park(p *kc.Parker) {
 	w := e.reg.self()
 	if w == nil { // a goroutine of the body's own, or one already coreless
 		p.Wait()
+		return
+	}
+	e.loosen(w)
+	if !w.locked && p.Spin() {
+		// Woken while spinning: still the core's owner (unless sysmon
+		// took the core meanwhile, which workerMain finds out once the
+		// body returns, as for any stuck body).
+		p.Wait()
+		e.tighten(w)
 		return
 	}
 	prev := w.core

@@ -20,8 +20,8 @@ type worker struct {
 	id     uint64     // immutable, > 0, unique in its executor
 	role   workerRole // see workerRole
 	core   *core      // the core it locked its thread for, or nil (coreless)
-	locked bool       // LockOSThread is in effect; then core != nil and slot >= 0
-	slot   int        // registry slot while locked, else -1
+	locked bool       // LockOSThread is in effect (not loosened, idle.go); then core != nil
+	slot   int        // registry slot while registered, else -1
 	tick   uint32     // polls, for the fairness rule (worker.go)
 	kw     kc.Worker  // releases of its tasks' parents, batched; flushed before it waits for work or exits
 
@@ -67,10 +67,12 @@ const (
 // not. A thread id is exact only while the thread is locked (a locked
 // thread runs nothing but its goroutine), which is why a worker registers
 // after LockOSThread and unregisters before UnlockOSThread, and why self
-// pins the caller while it looks up a thread id. Either way a worker is in
-// the registry exactly while it is locked and owns its core (worker.lock,
-// worker.unlock), and it leaves before its goroutine can end, so a reused
-// g (the runtime recycles dead goroutines' g) never finds a stale entry.
+// pins the caller while it looks up a thread id. A worker is in the
+// registry while it owns its core (worker.lock to worker.unlock) and, with
+// thread keys, holds its thread locked (an owner that loosens its thread,
+// idle.go, leaves it meanwhile); it leaves before its goroutine can end,
+// so a reused g (the runtime recycles dead goroutines' g) never finds a
+// stale entry.
 //
 // Slot protocol: key is the slot's lock. A worker claims a free slot with
 // CAS key 0 -> its key, then stores w; it leaves by storing w = nil, then

@@ -2,7 +2,6 @@ package vcore
 
 import (
 	"runtime"
-	"time"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -61,11 +60,14 @@ func (e *Executor) lock(w *worker, c *core) {
 	w.locked, w.core, w.role = true, c, roleOwner
 }
 
-// unlock undoes lock: the thread goes back to the Go runtime, unpinned.
+// unlock undoes lock: the thread goes back to the Go runtime, unpinned (if
+// loosen has not already given it back), and w is no owner any more.
 func (e *Executor) unlock(w *worker) {
 	e.reg.remove(w)
-	e.pin.unpin()
-	runtime.UnlockOSThread()
+	if w.locked {
+		e.pin.unpin()
+		runtime.UnlockOSThread()
+	}
 	w.locked, w.core, w.role = false, nil, roleCoreless
 }
 
@@ -172,46 +174,6 @@ func (e *Executor) giveAway(w *worker, c *core) {
 	}
 }
 
-// findWork returns the next task for c's owner: own inbox, global queue,
-// then other inboxes; it spins for the configured budget, then sleeps. It
-// returns nil when the executor stops or when w lost c.
-func (e *Executor) findWork(w *worker, c *core) *kc.Task {
-	spinning := false
-	var until time.Time
-	for {
-		if t := e.poll(w, c); t != nil {
-			if spinning {
-				e.nspinning.Add(-1)
-			}
-			return t
-		}
-		// Out of work: drop the batched releases before spinning or
-		// sleeping, so no parent waits on a worker that is not running.
-		w.kw.Flush()
-		if e.stop.Load() {
-			break
-		}
-		if !spinning {
-			e.yield(w)
-			spinning, until = true, time.Now().Add(e.cfg.spin)
-			e.nspinning.Add(1)
-			continue
-		}
-		if time.Now().Before(until) {
-			continue
-		}
-		e.nspinning.Add(-1)
-		spinning = false
-		if !e.sleep(w, c) {
-			return nil
-		}
-	}
-	if spinning {
-		e.nspinning.Add(-1)
-	}
-	return nil
-}
-
 // poll tries the queues once, in spec 05's order, with the fairness rule.
 func (e *Executor) poll(w *worker, c *core) *kc.Task {
 	w.tick++
@@ -234,27 +196,4 @@ func (e *Executor) poll(w *worker, c *core) *kc.Task {
 		}
 	}
 	return nil
-}
-
-// yield lets the goroutines the last task readied run before the owner spins.
-// Go puts a goroutine readied by a running one in that P's runnext slot, and
-// a locked M runs nothing but its own goroutine, so without this a caller
-// woken by the task waits out the whole spin: a Run from outside then takes
-// tens of µs, more the longer the spin (BenchmarkSpawnJoin). Unlocked,
-// Gosched hands the P to them and this goroutine relocks wherever it next
-// runs (a few hundred ns). Pinned owners skip it: moving a pinned thread
-// costs two syscalls and unpins the core in between.
-func (e *Executor) yield(w *worker) {
-	if e.pin.on {
-		return
-	}
-	if !regByG { // a thread key is only exact while locked (registry)
-		e.reg.remove(w)
-	}
-	runtime.UnlockOSThread()
-	runtime.Gosched()
-	runtime.LockOSThread()
-	if !regByG {
-		e.reg.add(w)
-	}
 }
