@@ -128,22 +128,49 @@ func (*Executor) Name() string { return "vcore" }
 
 // Spawn queues t on a core chosen by a multiplicative hash of its address
 // (round-robin in effect, with no shared counter), or on the global queue
-// when that inbox is full, and makes sure someone will run it. It never
-// blocks. Cost: an atomic add, a ring push, a load of the core's word, and
-// a wake-up (a channel send, or a go statement for a core nobody owns) only
-// when no owner is awake to find the task.
+// when that inbox is full of live tasks, and makes sure someone will run it.
+// It never blocks. Cost: an atomic add, a ring push, a load of the core's
+// word, and a wake-up (a channel send, or a goroutine start for a core
+// nobody owns) only when no owner is awake to find the task.
 func (e *Executor) Spawn(t *kc.Task) {
 	if e.active.Add(1) == 1 {
 		e.mon.kick() // sysmon sleeps while nothing is active
 	}
 	h := uint64(uintptr(unsafe.Pointer(t))>>4) * 0x9E3779B97F4A7C15
 	c := &e.cores[(h>>32)%uint64(len(e.cores))]
-	if c.inbox.push(t) {
+	if c.inbox.push(t) || e.dropStale(c) && c.inbox.push(t) {
 		e.kick(c)
 		return
 	}
 	e.global.push(t)
 	e.wakeOne()
+}
+
+// staleScan bounds how many entries one dropStale looks at.
+const staleScan = 32
+
+// dropStale makes room in c's full inbox by taking entries off its head
+// while their tasks are Finished: stale entries of children their parents
+// ran inline (Await of a pending child), which pile up in the inbox of a
+// core whose owner is busy running that very parent. A dropped entry is
+// its task's end for active_tasks (taskDone), as a Run of it would be. The
+// first live task it meets goes to the global queue, still queued and
+// counted. It reports whether it took anything off the inbox.
+func (e *Executor) dropStale(c *core) bool {
+	took := false
+	for range staleScan {
+		t := c.inbox.pop()
+		if t == nil {
+			return took
+		}
+		took = true
+		if !t.Finished() {
+			e.global.push(t)
+			return true
+		}
+		e.taskDone()
+	}
+	return took
 }
 
 // Park blocks the caller until the core wakes p. If the caller owns a

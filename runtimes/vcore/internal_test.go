@@ -290,3 +290,48 @@ func TestWakeSleeper(t *testing.T) {
 		t.Errorf("wake of b: word %s, b's tokens %d; want b Running with a token", state(), len(b.wake))
 	}
 }
+
+// TestSpawnDropsStale checks that a full inbox of stale entries (children
+// their parent awaited, so ran inline, while it held the only core) makes
+// room for the next task instead of sending it to the global queue, and
+// that the dropped entries still count as ended: Close returns.
+func TestSpawnDropsStale(t *testing.T) {
+	ex, err := New(Workers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(ex)
+	n := 4 * ex.cfg.inboxSize
+	one := func(*kc.Job) (int, error) { return 1, nil }
+	overflowed := false
+	err = rt.Run(context.Background(), func(j *kc.Job) error {
+		for range n {
+			d, err := kc.Async(j, one)
+			if err != nil {
+				return err
+			}
+			if v, err := d.Await(j); err != nil || v != 1 {
+				t.Errorf("await: got %d, %v; want 1, nil", v, err)
+				return nil
+			}
+			overflowed = overflowed || !ex.global.empty()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if overflowed {
+		t.Errorf("%d awaited children on one busy core: the global queue got some; want every one in the inbox", n)
+	}
+	done := make(chan struct{})
+	go func() { rt.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close: still waiting after 10 s (a dropped entry was not counted as ended?)")
+	}
+	if a := ex.Stats().Active; a != 0 {
+		t.Errorf("Stats.Active after Close: got %d; want 0", a)
+	}
+}
