@@ -57,7 +57,9 @@ func (e *Executor) tighten(w *worker) {
 // findWork returns the next task for c's owner: own inbox, global queue,
 // then other inboxes; it spins for the configured budget, then sleeps. It
 // returns nil when the executor stops or when w lost c. A task comes back
-// with w locked; nil may leave w loosened.
+// with w locked; nil may leave w loosened. Stale entries (Finished tasks)
+// are dropped here, so that an owner draining them neither locks its
+// thread nor yields for each.
 //
 // Before spinning, the loosened owner yields (Gosched): Go puts a
 // goroutine readied by a running one in that P's runnext slot, so without
@@ -70,6 +72,14 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 	var until time.Time
 	for n := 0; ; n++ {
 		if t := e.poll(w, c); t != nil {
+			if t.Finished() {
+				// A stale entry (its parent ran it inline): its end for
+				// active_tasks, without locking the thread for it. The
+				// beat moves: draining stale entries is progress.
+				c.beat.Add(1)
+				e.taskDone()
+				continue
+			}
 			if spinning {
 				e.nspinning.Add(-1)
 			}
