@@ -209,7 +209,7 @@ const spinYields = 3
 //
 // Never call Spin on a goroutine locked to its OS thread (LockOSThread): a
 // yield there hands the thread off, which costs tens of microseconds
-// instead of a goroutine switch (vcore does not spin).
+// instead of a goroutine switch (vcore unlocks first).
 func (p *Parker) Spin() bool {
 	for i := 0; p.quick && i < spinYields && !p.woken(); i++ {
 		runtime.Gosched()

@@ -15,9 +15,10 @@ import (
 //	go test -run x -bench . -count 5 ./runtimes/vcore
 
 // BenchmarkSelf is what Park pays to learn whether its caller owns a core:
-// a threadID (tid_GOOS.go) and a registry scan.
+// a registry key (goruntime.G, or a threadID where G is missing) and a
+// registry scan.
 func BenchmarkSelf(b *testing.B) {
-	if !threadIDsWork() {
+	if !regByG && !threadIDsWork() {
 		b.Skip("no thread ids: the registry stays empty")
 	}
 	var r registry
@@ -75,8 +76,8 @@ func BenchmarkPingPong(b *testing.B) {
 }
 
 // BenchmarkSpawnJoin spawns one task from outside and joins it: with
-// Spin(0) every task lands on a sleeping owner (a locked thread's futex
-// wake-up); with the default spin, back-to-back tasks find it awake.
+// Spin(0) every task lands on a sleeping owner (a goroutine wake-up); with
+// the default spin, back-to-back tasks find it awake.
 func BenchmarkSpawnJoin(b *testing.B) {
 	for _, spin := range []time.Duration{0, 5 * time.Microsecond, 20 * time.Microsecond, 100 * time.Microsecond} {
 		b.Run("spin="+spin.String(), func(b *testing.B) {

@@ -30,7 +30,7 @@ const (
 
 	// coreSleeping: the owner is blocked on its worker.wake. Whoever wins
 	// the CAS Sleeping -> Running(same id) must send that worker the wake
-	// token (Executor.signal), unless it is the owner itself cancelling its
+	// token (Executor.wakeSleeper), unless it is the owner itself cancelling its
 	// sleep. Only the owner enters it.
 	coreSleeping
 
@@ -64,6 +64,13 @@ type core struct {
 	// doubled count only delays or hastens a bounded rescue.
 	beat atomic.Uint64
 
+	// sleeper is the worker that last went to sleep on the core. Stored
+	// only by a worker whose CAS Running(id) -> Sleeping(id) succeeded,
+	// after that CAS and before its re-check of the queues; loaded by
+	// wakers between their load of word and their CAS Sleeping -> Running
+	// (wakeSleeper says why that order).
+	sleeper atomic.Pointer[worker]
+
 	inbox ring // runnable tasks for this core; any core may steal from it
 	id    int  // index in Executor.cores; immutable
 	cpu   int  // CPU to pin the owner to, or -1; immutable
@@ -78,22 +85,56 @@ func (c *core) init(id, cpuID, inboxSize int) {
 	c.inbox.init(inboxSize)
 }
 
-// signal sends worker id its wake token without blocking; a token already
-// there is enough (the owner re-checks everything after waking), and a
-// worker that has ended needs none.
+// wakeSleeper makes sure the owner that slept on c when its word was w
+// (Sleeping) wakes up or sees for itself what the caller stored before it
+// loaded w (a task, stop). If c.sleeper names that owner, it moves the word
+// back to Running and sends the owner its wake token; it reports false,
+// having done nothing, if that CAS fails (the word is no longer w): the
+// caller reloads and decides again. Otherwise it reports true at once.
 //
 // The token goes to the worker, not to the core: a core can change owners
 // between a wake CAS and the woken owner's receive (sysmon retakes a core
-// whose woken owner has not run yet: a locked thread takes tens of µs to
-// wake), and a per-core token could then be taken by the new owner's next
-// sleep, leaving the old owner blocked for ever and Close waiting for it.
-func (e *Executor) signal(id uint64) {
-	if v, ok := e.byID.Load(id); ok {
-		select {
-		case v.(*worker).wake <- struct{}{}:
-		default:
-		}
+// whose woken owner has not run yet), and a per-core token could then be
+// taken by the new owner's next sleep, leaving the old owner blocked for
+// ever and Close waiting for it.
+//
+// Why the sleeper is right. A worker stores itself in c.sleeper only after
+// its CAS to Sleeping(id) succeeded, and the word leaves Sleeping(id) only
+// through a wakeSleeper that saw that store or through the owner's own
+// cancel after it: so while the word says Sleeping(id), no other worker
+// stores sleeper, and once sleeper names id it stays so until the word
+// moves on. (Storing it before the CAS would let a worker that has just
+// lost the core to a retake, and whose CAS then fails, overwrite the
+// sleeping new owner's entry: that owner could then never be woken.)
+//
+// Why giving up on a sleeper with another id is safe. In Go's sequentially
+// consistent order the caller stored (pushed the task, set stop), then
+// loaded the word w, then loaded sleeper. If sleeper does not name
+// ownerOf(w), that owner had not yet published itself when the caller
+// looked (or its sleep has ended since, and it is awake): it publishes
+// after, and only then re-checks the queues and stop (sleep, idle), so its
+// re-check sees what the caller stored and it cancels the sleep itself. A
+// later sleeper on c began its sleep after the caller loaded w, so its
+// re-check sees it too.
+//
+// And loading sleeper after the CAS instead would lose a wake-up: between
+// the CAS and the load, the woken owner's core can be retaken and its new
+// owner can store itself as sleeper, and the token would go to the wrong
+// worker, leaving the right one asleep for ever.
+func (e *Executor) wakeSleeper(c *core, w uint64) bool {
+	s := c.sleeper.Load()
+	if s == nil || s.id != ownerOf(w) {
+		return true // it will see the caller's stores itself; see above
 	}
+	if !c.word.CompareAndSwap(w, mkword(s.id, coreRunning)) {
+		return false
+	}
+	e.stats.wakes.Add(1)
+	select {
+	case s.wake <- struct{}{}:
+	default: // a token already there is enough: the owner re-checks after waking
+	}
+	return true
 }
 
 // Sleeping and waking owners without losing a wake-up.
@@ -139,12 +180,7 @@ func (e *Executor) kick(c *core) {
 // (the word changed since w was loaded); the caller reloads and decides again.
 func (e *Executor) rouse(c *core, w uint64) bool {
 	if stateOf(w) == coreSleeping {
-		if !c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
-			return false
-		}
-		e.stats.wakes.Add(1)
-		e.signal(ownerOf(w))
-		return true
+		return e.wakeSleeper(c, w)
 	}
 	nw := e.newWorker()
 	if !c.word.CompareAndSwap(w, mkword(nw.id, coreRunning)) {
@@ -183,14 +219,16 @@ func (e *Executor) idle() bool {
 // sleep blocks c's owner until someone wakes it. It returns false, at once,
 // if c is no longer w's (sysmon retook it, possibly just after the wake),
 // and true otherwise, with c Running(w.id) again. Cost when it really
-// sleeps: a channel receive on a locked thread, whose wake-up is an OS
-// wake-up of that very thread (a futex wake on Linux, tens of µs), which is
-// why findWork spins first.
+// sleeps: a channel receive, on a loosened goroutine (idle.go) a goroutine
+// wake-up of a few hundred ns; a pinned owner sleeps locked, and its
+// wake-up is an OS wake-up of that very thread (a futex wake on Linux,
+// tens of µs), which is why findWork spins first.
 func (e *Executor) sleep(w *worker, c *core) bool {
 	running, sleeping := mkword(w.id, coreRunning), mkword(w.id, coreSleeping)
 	if !c.word.CompareAndSwap(running, sleeping) {
 		return false
 	}
+	c.sleeper.Store(w) // after the CAS and before the re-check: see wakeSleeper
 	if !e.idle() {
 		if c.word.CompareAndSwap(sleeping, running) {
 			return true // cancelled our own sleep: no token was sent

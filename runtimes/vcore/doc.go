@@ -21,30 +21,37 @@
 // that inbox is full. An owner looks at its inbox, the global queue (first,
 // every 61st poll: the fairness rule), then steals from other inboxes.
 //
-// Owners (core.go, worker.go). A core's word holds its owner's id and one of
-// four coreStates (Free, Running, Sleeping, Closed; each documented with its
-// legal moves), changed only by CAS. An owner with nothing to do yields its P
-// once, spins for the Spin budget (default 20 µs), then sleeps on its own
-// wake channel; whoever moves the core from Sleeping back to Running sends
-// the token (a pusher that sees Sleeping does), and a pusher that finds a
-// core Free starts an owner for it. Sleeping and waking are a Dekker
-// handshake over sequentially consistent atomics (core.go).
+// Owners (core.go, worker.go, idle.go, pool.go). A core's word holds its
+// owner's id and one of four coreStates (Free, Running, Sleeping, Closed;
+// each documented with its legal moves), changed only by CAS. An owner holds
+// its thread locked while it runs a task. With nothing to do it unlocks it
+// (unless pinned) and keeps its core, yields its P, spins for the Spin
+// budget (default 20 µs, yielding every 16 polls), then sleeps on its wake
+// channel; whoever moves the core from Sleeping back to Running sends the
+// token (a pusher that sees Sleeping does), and a pusher that finds a core
+// Free starts an owner for it. Sleeping and waking are a Dekker handshake
+// over sequentially consistent atomics (core.go). Owner goroutines are
+// pooled: one whose owner ends waits for the next owner to start instead of
+// ending.
 //
-// Park (executor.go, worker.go). A task that blocks in a kc wait cannot leave
-// its stack, so Park hands off the core, not the task, as Go's runtime does
-// for a syscall: the owner unregisters, unlocks its thread, and gives the
-// core to a fresh owner if work is waiting (else marks it Free); then it
-// waits. Woken, the goroutine takes its previous core back if it is Free
-// (soft affinity), else any Free core, else finishes its body on a plain
-// goroutine and retires (the starvation escape hatch: a woken task never
-// waits for a core). Park learns whether its caller owns a core from the
-// calling thread's id (registry.go): a locked thread runs nothing but its
-// goroutine, so the lookup is exact. The id is threadID (tid_GOOS.go): gettid
-// on Linux, thread_selfid on macOS, thr_self on FreeBSD, the Thread
-// Environment Block's address on Windows (amd64, arm64). Where there is none
-// (or it misbehaves, which threadIDsWork checks once), the registry stays
-// empty and Park waits without handing its core off: slower, since sysmon
-// must retake the core, but correct.
+// Park (executor.go, worker.go). A task that blocks in a kc wait cannot
+// leave its stack, so Park hands off the core, not the task, as Go's runtime
+// does for a syscall. The owner unlocks its thread first; a wait the core
+// expects to be answered at once (kc.Parker.Spin: a channel partner) gets a
+// few yields to be woken with the core kept. Otherwise the owner unregisters
+// and gives the core to a fresh owner if work is waiting (else marks it
+// Free); then it waits. Woken, the goroutine takes its previous core back if
+// it is Free (soft affinity), else any Free core, else finishes its body on
+// a plain goroutine and retires to the pool (the starvation escape hatch: a
+// woken task never waits for a core). Park learns whether its caller owns a
+// core from the registry (registry.go), keyed by the calling goroutine's g
+// (goruntime.G, a load) on amd64 and arm64. Elsewhere it is keyed by the
+// calling thread's id, exact because a locked thread runs nothing but its
+// goroutine: threadID (tid_GOOS.go), gettid on Linux, thread_selfid on
+// macOS, thr_self on FreeBSD, the Thread Environment Block's address on
+// Windows. Where there is none (or it misbehaves, which threadIDsWork checks
+// once), the registry stays empty and Park waits without handing its core
+// off: slower, since sysmon must retake the core, but correct.
 //
 // Sysmon (sysmon.go). A monitor goroutine watches each core's heartbeat (a
 // count of tasks started). A Running core whose heartbeat has not moved for 1
@@ -102,6 +109,15 @@
 //     doubles per stalled tick rather than growing by one per
 //     SCALE_INTERVAL.
 //   - Stall diagnostics are counters (Stats.Retakes), not backtraces.
+//   - Unpinned owners are locked only while they run a task: they spin,
+//     sleep and park with their thread unlocked, keeping their core
+//     (idle.go). Spec 05's workers stay on their thread throughout, but in
+//     Go a locked goroutine that blocks costs a thread hand-off each way,
+//     13-100 µs a round trip against a few hundred ns for a plain
+//     goroutine, and that round trip, paid at every sleep and wake, put
+//     vcore several times behind the stealing backend wherever tasks wait
+//     (channel ping-pong, many waiters of one job). Pinned owners keep spec
+//     05's locked workers: they never unlock until they give their core up.
 //
 // # Costs
 //
@@ -116,16 +132,19 @@
 //   - A launched job, Spawn to end, with its core's owner awake: a few
 //     hundred ns, the job included. An await of a finished job: one atomic
 //     load in the core, a few ns.
-//   - Park's caller lookup (registry.self): a threadID and a scan of the
-//     registry, on the order of 100 ns where threadID is a system call
-//     (Linux, macOS, FreeBSD), a load on Windows.
+//   - Park's caller lookup (registry.self): a load of the goroutine's g
+//     and a scan of a few registry slots, a few ns; keyed by thread, a
+//     threadID is a system call (Linux, macOS, FreeBSD), on the order of
+//     100 ns.
 //   - A park that hands the core off and its wake-up: UnlockOSThread and
-//     LockOSThread, two CASes on core words, and a go statement when work
-//     waits: on the order of a microsecond.
-//   - Waking a sleeping owner: an OS wake-up of that very locked thread (a
-//     futex wake on Linux), tens of µs. The Spin budget and the yield
-//     before it (worker.go) are what keep that off the common path:
-//     without the yield, a caller woken by a task waits out the whole spin.
+//     LockOSThread, two CASes on core words, and the wake-up of a pooled
+//     goroutine when work waits: on the order of a microsecond. A channel
+//     wait answered while it spins keeps its core: a few goroutine
+//     switches.
+//   - Waking a sleeping owner: a goroutine wake-up, a few hundred ns; for
+//     a pinned owner, which sleeps locked, an OS wake-up of that very
+//     thread (a futex wake on Linux), tens of µs. The yield before the spin
+//     (idle.go) keeps a caller woken by a task from waiting out the spin.
 //   - Pinning: one sched_setaffinity system call per pin and per unpin,
 //     about a microsecond.
 //   - An idle executor: no CPU once sysmon has blocked (20 ms after the
@@ -137,16 +156,33 @@
 //
 //	go test -run x -bench . -count 10 ./runtimes/vcore
 //
-// Why a vcore Spawn costs more than a stealing one: it is shared-memory
-// traffic by design. Per task it does an atomic add on the one
-// active_tasks counter (and another when Run returns, on whichever core
-// ran it), a CAS on the target inbox's tail and a store of the slot's
-// sequence word, and the consumer a CAS on the head; with P cores, about
-// (P-1)/P of the tasks go to another core's inbox (the address hash spreads
-// them), so those cache lines move between cores. An awaiter still runs its child inline almost
-// every time (BenchmarkAwaitPending shows almost no hand-offs), so that
-// traffic is what AwaitPending pays above the core's own work. An
-// owner-only ring with procPin and LIFO local pushes (the stealing design)
-// touches no shared line on Spawn; spec 05's inboxes, which other
-// goroutines push into, cannot be owner-only.
+// # Where vcore stays behind the stealing backend
+//
+// Where tasks wait (WaitersStorm, ChanPingPong, Select, CancelFanout) and on
+// NestedScopes, vcore is within about a quarter of the stealing backend's
+// time, and ahead of it on FanOut. It stays furthest behind, about one and a
+// half times the stealing backend's time and more in a noisy run, on
+// AwaitPending (an await of a child just launched, which the awaiter runs
+// inline) and its median latency, and somewhat less on JobCreate.
+// (kcbench run -backends vcore,stealing measures both in one run.) The cause
+// is shared-memory traffic by design, which a profile shows:
+//
+//	go run ./cmd/kcbench profile -bench AwaitPending -backend vcore -vs stealing
+//
+// About a third of vcore's CPU time there is the inbox ring's push and pop,
+// the active_tasks add and the child's claim, each on a cache line another
+// core also writes. Per task Spawn does an atomic add on the one
+// active_tasks counter (and the end of the task another, on whichever core
+// drops or runs its entry), a CAS on the target inbox's tail and a store of
+// the slot's sequence word, and the consumer a CAS on the head; with P
+// cores, about (P-1)/P of the tasks go to another core's inbox (the address
+// hash spreads them: spec 05's round-robin distribution), where that core's
+// idle owner pops them, runs the ones the awaiter has not claimed yet and
+// drops the stale ones. An awaiter still runs its child inline almost every
+// time (BenchmarkAwaitPending shows almost no hand-offs), so that traffic is
+// what AwaitPending pays above the core's own work. The stealing design, an
+// owner-only ring with procPin and LIFO local pushes, touches no shared line
+// on Spawn and would pass here; spec 05's inboxes, which other goroutines
+// push into, cannot be owner-only, and its one active_tasks count is what
+// Close waits on.
 package vcore

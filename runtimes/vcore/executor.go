@@ -18,7 +18,7 @@ type Executor struct {
 	cores  []core      // immutable slice; each core's fields as documented there
 	global globalQueue // spec 05 global run queue: ring + overflow
 	pin    pinner      // immutable after New, but for its error counter
-	reg    registry    // which locked thread is which worker (worker.go)
+	reg    registry    // which goroutine (or locked thread) is which worker (registry.go)
 
 	// active is spec 05's active_tasks: +1 in Spawn, -1 when Run returns.
 	// Spawn's increment happens before the push, so a task that is queued
@@ -33,12 +33,6 @@ type Executor struct {
 	nspinning atomic.Int32
 
 	nextID atomic.Uint64 // worker ids, unique; 0 means "no owner" in core.word
-
-	// byID maps the id of every started, not yet ended worker to its
-	// record, so that whoever wins the CAS Sleeping(id) -> Running(id) can
-	// hand the wake token to that very worker (Executor.signal). Written by
-	// startWorker and by the worker's own exit; read by wakers.
-	byID sync.Map
 
 	// retaken counts goroutines sysmon took a core from that still hold a
 	// locked thread. Only sysmon increments it (after a successful retake
@@ -58,7 +52,8 @@ type Executor struct {
 	stop    atomic.Bool   // active reached 0 after closing: owners exit
 	drained chan struct{} // capacity 1; see closing
 
-	mon sysmon
+	mon  sysmon
+	pool gpool // idle owner goroutines (pool.go)
 
 	wg        sync.WaitGroup // every goroutine this executor started
 	closeOnce sync.Once
@@ -68,12 +63,13 @@ type Executor struct {
 // counters are diagnostics, updated with relaxed intent (Go has only
 // sequentially consistent atomics; nothing reads them for correctness).
 type counters struct {
-	workersStarted, handoffs, retakes, helpers, sleeps, wakes, steals atomic.Uint64
+	workersStarted, reused, handoffs, retakes, helpers, sleeps, wakes, steals atomic.Uint64
 }
 
 // Stats is a snapshot of the executor's diagnostic counters.
 type Stats struct {
-	WorkersStarted uint64 // owner goroutines started (first owners and replacements)
+	WorkersStarted uint64 // owners started (first owners and replacements)
+	Reused         uint64 // owners of those started on a pooled goroutine (pool.go)
 	Handoffs       uint64 // Park calls that gave their core away
 	Retakes        uint64 // cores sysmon took from a stuck owner (temporary workers)
 	Helpers        uint64 // helpers sysmon started beyond the TempWorkers bound (helper.go)
@@ -87,6 +83,7 @@ type Stats struct {
 func (e *Executor) Stats() Stats {
 	return Stats{
 		WorkersStarted: e.stats.workersStarted.Load(),
+		Reused:         e.stats.reused.Load(),
 		Handoffs:       e.stats.handoffs.Load(),
 		Retakes:        e.stats.retakes.Load(),
 		Helpers:        e.stats.helpers.Load(),
@@ -131,17 +128,17 @@ func (*Executor) Name() string { return "vcore" }
 
 // Spawn queues t on a core chosen by a multiplicative hash of its address
 // (round-robin in effect, with no shared counter), or on the global queue
-// when that inbox is full, and makes sure someone will run it. It never
-// blocks. Cost: an atomic add, a ring push, a load of the core's word, and
-// a wake-up (a channel send, or a go statement for a core nobody owns) only
-// when no owner is awake to find the task.
+// when that inbox is full of live tasks, and makes sure someone will run it.
+// It never blocks. Cost: an atomic add, a ring push, a load of the core's
+// word, and a wake-up (a channel send, or a goroutine start for a core
+// nobody owns) only when no owner is awake to find the task.
 func (e *Executor) Spawn(t *kc.Task) {
 	if e.active.Add(1) == 1 {
 		e.mon.kick() // sysmon sleeps while nothing is active
 	}
 	h := uint64(uintptr(unsafe.Pointer(t))>>4) * 0x9E3779B97F4A7C15
 	c := &e.cores[(h>>32)%uint64(len(e.cores))]
-	if c.inbox.push(t) {
+	if c.inbox.push(t) || e.dropStale(c) && c.inbox.push(t) {
 		e.kick(c)
 		return
 	}
@@ -149,14 +146,45 @@ func (e *Executor) Spawn(t *kc.Task) {
 	e.wakeOne()
 }
 
-// Park blocks the caller until the core wakes p. If the caller owns a core (it is
-// a worker running a task), the core is handed off first, to a fresh owner
-// if work is waiting, else left Free; after the wake the goroutine tries
-// to take its old core back (soft affinity), then any Free core, and
-// otherwise finishes its body on a plain goroutine (see the package doc).
-// Cost for a worker: a threadID (a system call on Linux, macOS and FreeBSD)
-// and a registry scan, two atomic CASes, LockOSThread/UnlockOSThread, and a
-// go statement when work waits.
+// staleScan bounds how many entries one dropStale looks at.
+const staleScan = 32
+
+// dropStale makes room in c's full inbox by taking entries off its head
+// while their tasks are Finished: stale entries of children their parents
+// ran inline (Await of a pending child), which pile up in the inbox of a
+// core whose owner is busy running that very parent. A dropped entry is
+// its task's end for active_tasks (taskDone), as a Run of it would be. The
+// first live task it meets goes to the global queue, still queued and
+// counted. It reports whether it took anything off the inbox.
+func (e *Executor) dropStale(c *core) bool {
+	took := false
+	for range staleScan {
+		t := c.inbox.pop()
+		if t == nil {
+			return took
+		}
+		took = true
+		if !t.Finished() {
+			e.global.push(t)
+			return true
+		}
+		e.taskDone()
+	}
+	return took
+}
+
+// Park blocks the caller until the core wakes p. If the caller owns a
+// core (it is a worker running a task), it first gives its thread back
+// (loosen, idle.go) and lets a wait the core expects to be answered at
+// once (p.Spin: a channel partner) be woken within a few yields, keeping
+// its core; a pinned owner, which stays locked, skips that. Otherwise the
+// core is handed off, to a fresh owner if work is waiting, else left Free;
+// after the wake the goroutine tries to take its old core back (soft
+// affinity), then any Free core, and otherwise finishes its body on a plain
+// goroutine (see the package doc). Cost for a worker woken while it spins:
+// a registry lookup (registry.self), UnlockOSThread and LockOSThread and
+// the yields; for a hand-off, two atomic CASes more and a wake-up of a
+// pooled goroutine when work waits.
 func (e *Executor) Park(p *kc.Parker) {
 	if !p.Worker() {
 		p.Wait()
@@ -165,6 +193,15 @@ func (e *Executor) Park(p *kc.Parker) {
 	w := e.reg.self()
 	if w == nil { // a goroutine of the body's own, or one already coreless
 		p.Wait()
+		return
+	}
+	e.loosen(w)
+	if !w.locked && p.Spin() {
+		// Woken while spinning: still the core's owner (unless sysmon
+		// took the core meanwhile, which workerMain finds out once the
+		// body returns, as for any stuck body).
+		p.Wait()
+		e.tighten(w)
 		return
 	}
 	prev := w.core
@@ -192,6 +229,7 @@ func (e *Executor) Close() error {
 		for i := range e.cores {
 			e.closeCore(&e.cores[i])
 		}
+		e.pool.close() // owners that end from now on end their goroutines
 		e.mon.quit()
 		e.wg.Wait()
 	})
@@ -210,8 +248,7 @@ func (e *Executor) closeCore(c *core) {
 				return
 			}
 		case coreSleeping:
-			if c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
-				e.signal(ownerOf(w))
+			if e.wakeSleeper(c, w) {
 				return
 			}
 		default:

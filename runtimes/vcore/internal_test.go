@@ -2,6 +2,7 @@ package vcore
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -160,7 +161,7 @@ func TestThreadIDs(t *testing.T) {
 // unlocked caller can move off its thread mid-lookup, and the thread can be
 // locked and registered by another goroutine meanwhile).
 func TestRegistrySelfUnlocked(t *testing.T) {
-	if !threadIDsWork() {
+	if !regByG && !threadIDsWork() {
 		t.Skipf("no thread ids on %s/%s: the registry stays empty", runtime.GOOS, runtime.GOARCH)
 	}
 	var r registry
@@ -205,4 +206,132 @@ func TestRegistrySelfUnlocked(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	close(stop)
 	wg.Wait()
+}
+
+// TestRegistryByG checks the goroutine keys: a registered goroutine finds
+// its worker whether or not it is locked, and no other goroutine finds it.
+func TestRegistryByG(t *testing.T) {
+	if !regByG {
+		t.Skipf("no goruntime.G on %s: the registry is keyed by thread", runtime.GOARCH)
+	}
+	var r registry
+	r.init(4)
+	w := &worker{id: 1, slot: -1}
+	r.add(w)
+	defer r.remove(w)
+	for range 100 {
+		if got := r.self(); got != w {
+			t.Fatalf("self of the registered, unlocked goroutine: got %p; want %p", got, w)
+		}
+		runtime.Gosched() // move threads, maybe; the key stays
+	}
+	other := make(chan *worker)
+	go func() { other <- r.self() }()
+	if got := <-other; got != nil {
+		t.Errorf("self of another goroutine: got worker %d; want nil", got.id)
+	}
+}
+
+// TestWakeSleeper checks the waker's side of the sleep handshake: the token
+// goes to the worker the core's sleeper names, and only by the CAS of the
+// very word the waker loaded. A sleeper that names another worker than the
+// word means that worker has not published itself yet and will re-check the
+// queues on its own (see wakeSleeper): the wake then reports success and
+// sends nobody a token. And a worker that lost its core (a retake) and
+// tries to sleep on it must not overwrite the sleeping new owner's entry,
+// or that owner could never be woken.
+func TestWakeSleeper(t *testing.T) {
+	var e Executor
+	var c core
+	a, b := &worker{id: 1, wake: make(chan struct{}, 1)}, &worker{id: 2, wake: make(chan struct{}, 1)}
+	state := func() string { w := c.word.Load(); return fmt.Sprintf("owner %d state %d", ownerOf(w), stateOf(w)) }
+
+	c.sleeper.Store(a)
+	c.word.Store(mkword(a.id, coreSleeping))
+	if !e.wakeSleeper(&c, c.word.Load()) {
+		t.Fatal("wake of a's sleep with sleeper a: got false; want true")
+	}
+	if got := c.word.Load(); got != mkword(a.id, coreRunning) {
+		t.Errorf("word after the wake: got %s; want a Running", state())
+	}
+	if len(a.wake) != 1 {
+		t.Error("a has no wake token after its wake")
+	}
+	<-a.wake
+
+	// The word moved on since the waker loaded it: the CAS fails.
+	c.sleeper.Store(b)
+	c.word.Store(mkword(b.id, coreRunning))
+	if e.wakeSleeper(&c, mkword(b.id, coreSleeping)) {
+		t.Fatal("wake with a stale word: got true; want false")
+	}
+
+	// b is Sleeping but has not published itself (sleeper still a): no
+	// CAS, no token; b's own re-check covers the caller.
+	c.sleeper.Store(a)
+	c.word.Store(mkword(b.id, coreSleeping))
+	if !e.wakeSleeper(&c, c.word.Load()) {
+		t.Fatal("wake of an unpublished sleeper: got false; want true (nothing to do)")
+	}
+	if got := c.word.Load(); got != mkword(b.id, coreSleeping) || len(a.wake)+len(b.wake) != 0 {
+		t.Errorf("after the wake of an unpublished sleeper: word %s, tokens a %d b %d; want b Sleeping and no tokens", state(), len(a.wake), len(b.wake))
+	}
+
+	// a lost the core to b, which sleeps on it; a's late sleep must fail
+	// and leave b findable.
+	c.sleeper.Store(b)
+	if e.sleep(a, &c) {
+		t.Fatal("sleep of a worker that does not own the core: got true; want false")
+	}
+	if got := c.sleeper.Load(); got != b {
+		t.Fatalf("sleeper after a failed sleep of a: got worker %d; want b", got.id)
+	}
+	if !e.wakeSleeper(&c, c.word.Load()) || len(b.wake) != 1 || c.word.Load() != mkword(b.id, coreRunning) {
+		t.Errorf("wake of b: word %s, b's tokens %d; want b Running with a token", state(), len(b.wake))
+	}
+}
+
+// TestSpawnDropsStale checks that a full inbox of stale entries (children
+// their parent awaited, so ran inline, while it held the only core) makes
+// room for the next task instead of sending it to the global queue, and
+// that the dropped entries still count as ended: Close returns.
+func TestSpawnDropsStale(t *testing.T) {
+	ex, err := New(Workers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(ex)
+	n := 4 * ex.cfg.inboxSize
+	one := func(*kc.Job) (int, error) { return 1, nil }
+	overflowed := false
+	err = rt.Run(context.Background(), func(j *kc.Job) error {
+		for range n {
+			d, err := kc.Async(j, one)
+			if err != nil {
+				return err
+			}
+			if v, err := d.Await(j); err != nil || v != 1 {
+				t.Errorf("await: got %d, %v; want 1, nil", v, err)
+				return nil
+			}
+			overflowed = overflowed || !ex.global.empty()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if overflowed {
+		t.Errorf("%d awaited children on one busy core: the global queue got some; want every one in the inbox", n)
+	}
+	done := make(chan struct{})
+	go func() { rt.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close: still waiting after 10 s (a dropped entry was not counted as ended?)")
+	}
+	if a := ex.Stats().Active; a != 0 {
+		t.Errorf("Stats.Active after Close: got %d; want 0", a)
+	}
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // worker is one owner goroutine's record. A goroutine keeps its worker for
-// its whole life, while it owns a core, after it hands the core off in Park
-// (its body goes on unlocked), and after sysmon takes the core away.
+// one run of workerMain (ownerLoop may then reuse the goroutine for another
+// worker): while it owns a core, after it hands the core off in Park (its
+// body goes on unlocked), and after sysmon takes the core away.
 //
 // The zero worker is unusable (id 0 means "no owner"); newWorker makes one.
 // Every field but id and wake is touched only by the goroutine itself, so
@@ -19,14 +20,14 @@ type worker struct {
 	id     uint64     // immutable, > 0, unique in its executor
 	role   workerRole // see workerRole
 	core   *core      // the core it locked its thread for, or nil (coreless)
-	locked bool       // LockOSThread is in effect; then core != nil and slot >= 0
-	slot   int        // registry slot while locked, else -1
+	locked bool       // LockOSThread is in effect (not loosened, idle.go); then core != nil
+	slot   int        // registry slot while registered, else -1
 	tick   uint32     // polls, for the fairness rule (worker.go)
 	kw     kc.Worker  // releases of its tasks' parents, batched; flushed before it waits for work or exits
 
 	// wake (capacity 1) is the sleep token: sent by the winner of the CAS
 	// Sleeping(id) -> Running(id) on the core this worker sleeps on
-	// (Executor.signal), received only by this goroutine, in sleep.
+	// (Executor.wakeSleeper), received only by this goroutine, in sleep.
 	wake chan struct{}
 }
 
@@ -56,51 +57,73 @@ const (
 	roleDone
 )
 
-// registry maps OS thread ids to the workers locked to them, so that Park,
-// which is given only a *kc.Parker, can tell whether its caller owns a core.
-// It is sound because a locked thread runs nothing but its goroutine: if
-// the calling thread's id is in a slot, the caller is that slot's worker.
+// registry maps goroutines (or, where goruntime.G is missing, OS threads)
+// to the workers that own a core on them, so that Park, which is given only
+// a *kc.Parker, can tell whether its caller owns a core.
 //
-// Slot protocol: tid is the slot's lock. A worker claims a free slot with
-// CAS tid 0 -> its tid, then stores w; it leaves by storing w = nil, then
-// tid = 0, before it unlocks its thread (so no other goroutine can run on
-// that thread while the tid is there). Lookups by the owner itself see its
-// own stores in program order. The zero registry has no slots: add leaves
-// every worker unregistered and self finds nobody; call init. So does a
-// registry on an OS without thread ids (tid.go). Cost: add and remove are
-// a CAS or two; self is a threadID (a system call on Linux, macOS and
-// FreeBSD, on the order of 100 ns; a load on Windows) and a scan of at most
-// hwm slots.
+// The key is regKey: the calling goroutine's g (goruntime.G, a call and a
+// load) where goruntime.GOK holds, else the calling thread's threadID. A g
+// names one live goroutine, so a g key is exact on any goroutine, locked or
+// not. A thread id is exact only while the thread is locked (a locked
+// thread runs nothing but its goroutine), which is why a worker registers
+// after LockOSThread and unregisters before UnlockOSThread, and why self
+// pins the caller while it looks up a thread id. A worker is in the
+// registry while it owns its core (worker.lock to worker.unlock) and, with
+// thread keys, holds its thread locked (an owner that loosens its thread,
+// idle.go, leaves it meanwhile); it leaves before its goroutine can end,
+// so a reused g (the runtime recycles dead goroutines' g) never finds a
+// stale entry.
+//
+// Slot protocol: key is the slot's lock. A worker claims a free slot with
+// CAS key 0 -> its key, then stores w; it leaves by storing w = nil, then
+// key = 0. Lookups by the owner itself see its own stores in program order.
+// The zero registry has no slots: add leaves every worker unregistered and
+// self finds nobody; call init. So does a registry keyed by thread on an OS
+// without thread ids (tid.go). Cost: add and remove are a CAS or two; self
+// is a regKey (a load with g keys; a system call on Linux, macOS and
+// FreeBSD with thread keys) and a scan of at most hwm slots.
 type registry struct {
-	slots []regSlot    // immutable slice header after init; nil without thread ids
+	slots []regSlot    // immutable slice header after init; nil without keys
 	hwm   atomic.Int32 // slots at or above hwm were never used; only grows
 }
 
 type regSlot struct {
-	tid atomic.Uint64 // threadID of the slot's locked thread; 0: free
+	key atomic.Uint64 // regKey of the slot's worker; 0: free
 	w   atomic.Pointer[worker]
 }
 
+// regByG is whether the registry is keyed by goroutine (goruntime.G) rather
+// than by thread.
+const regByG = goruntime.GOK
+
+// regKey is the calling goroutine's registry key; see registry.
+func regKey() uint64 {
+	if regByG {
+		return uint64(goruntime.G())
+	}
+	return threadID()
+}
+
 // init sizes the registry for n workers locked at once: the cores' owners
-// plus the bounded number of goroutines sysmon took a core from. Without
-// working thread ids it leaves the registry slotless.
+// plus the bounded number of goroutines sysmon took a core from. Keyed by
+// thread without working thread ids, it leaves the registry slotless.
 func (r *registry) init(n int) {
-	if threadIDsWork() {
+	if regByG || threadIDsWork() {
 		r.slots = make([]regSlot, n)
 	}
 }
 
-// add registers w for the calling thread. If every slot is taken (which
-// the retake bound rules out), w runs unregistered: its Park then waits
-// without handing its core off, slower but correct.
+// add registers w for the calling goroutine (thread). If every slot is
+// taken (which the retake bound rules out), w runs unregistered: its Park
+// then waits without handing its core off, slower but correct.
 func (r *registry) add(w *worker) {
-	var tid uint64
+	var key uint64
 	if len(r.slots) > 0 {
-		tid = threadID()
+		key = regKey()
 	}
 	for i := range r.slots {
 		s := &r.slots[i]
-		if s.tid.Load() != 0 || !s.tid.CompareAndSwap(0, tid) {
+		if s.key.Load() != 0 || !s.key.CompareAndSwap(0, key) {
 			continue
 		}
 		s.w.Store(w)
@@ -115,46 +138,52 @@ func (r *registry) add(w *worker) {
 	w.slot = -1
 }
 
-// remove unregisters w; it must be called on w's thread, before unlocking.
+// remove unregisters w; it must be called by w's goroutine (keyed by
+// thread: before unlocking).
 func (r *registry) remove(w *worker) {
 	if w.slot < 0 {
 		return
 	}
 	s := &r.slots[w.slot]
 	s.w.Store(nil)
-	s.tid.Store(0)
+	s.key.Store(0)
 	w.slot = -1
 }
 
-// self returns the worker locked to the calling thread, or nil.
+// self returns the worker registered for the calling goroutine, or nil.
 //
-// The caller need not be locked: a body that parked once and came back
-// coreless may park again, and so may a goroutine of the body's own. An
-// unlocked goroutine can move off its thread between the threadID and the
-// scan, and another goroutine can lock that thread and register it
-// meanwhile: the scan would then return that goroutine's worker (seen
-// under -race in TestNoLostWakeup: a coreless body released another
-// owner's core). So self stays pinned to its P (goruntime.ProcPin: the
-// goroutine neither moves nor yields) from the threadID to the end of the
-// scan. While it runs on the thread, no other goroutine holds the thread
-// locked, and a slot cannot name the thread without being the caller's
-// own: add comes after LockOSThread and remove before UnlockOSThread. The
-// pinned section is a threadID (a raw syscall or a load) and at most hwm
-// loads.
+// With g keys that is a plain scan: only the caller's own worker can hold
+// the caller's g. With thread keys the caller need not be locked: a body
+// that parked once and came back coreless may park again, and so may a
+// goroutine of the body's own. An unlocked goroutine can move off its
+// thread between the threadID and the scan, and another goroutine can lock
+// that thread and register it meanwhile: the scan would then return that
+// goroutine's worker. So self then stays pinned to its P
+// (goruntime.ProcPin: the goroutine neither moves nor yields) from the
+// threadID to the end of the scan. While it runs on the thread, no other
+// goroutine holds the thread locked, and a slot cannot name the thread
+// without being the caller's own: add comes after LockOSThread and remove
+// before UnlockOSThread.
 func (r *registry) self() *worker {
 	n := int(r.hwm.Load())
 	if n == 0 {
 		return nil
 	}
-	goruntime.ProcPin()
-	tid := threadID()
-	var w *worker
-	for i := range n {
-		if r.slots[i].tid.Load() == tid {
-			w = r.slots[i].w.Load()
-			break
-		}
+	if regByG {
+		return r.find(uint64(goruntime.G()), n)
 	}
+	goruntime.ProcPin()
+	w := r.find(threadID(), n)
 	goruntime.ProcUnpin()
 	return w
+}
+
+// find returns the worker of the slot below n that holds key, or nil.
+func (r *registry) find(key uint64, n int) *worker {
+	for i := range n {
+		if r.slots[i].key.Load() == key {
+			return r.slots[i].w.Load()
+		}
+	}
+	return nil
 }

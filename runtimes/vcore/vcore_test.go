@@ -274,3 +274,34 @@ func TestGOMAXPROCS1(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestOwnersReuseGoroutines checks that the owners Park starts run on
+// pooled goroutines once earlier ones have retired, and that Close still
+// ends every goroutine, the pooled ones included.
+func TestOwnersReuseGoroutines(t *testing.T) {
+	testutil.NoLeak(t)
+	rt, ex := newRT(t, vcore.Workers(2))
+	testutil.Watchdog(t, 10*time.Second, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			for range 20 {
+				for range 16 {
+					if _, err := j.Launch(func(c *kc.Job) error { return c.Sleep(50 * time.Microsecond) }); err != nil {
+						return err
+					}
+				}
+				if err := j.WaitAll(-1); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		st := ex.Stats()
+		if st.Handoffs == 0 || st.Reused == 0 || st.Reused > st.WorkersStarted {
+			t.Errorf("stats after 320 sleeping tasks: %d handoffs, %d of %d owners on reused goroutines; want handoffs and some reused", st.Handoffs, st.Reused, st.WorkersStarted)
+		}
+		rt.Close()
+	})
+}

@@ -2,7 +2,6 @@ package vcore
 
 import (
 	"runtime"
-	"time"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -11,24 +10,15 @@ import (
 // looks at the global queue before its own inbox.
 const fairEvery = 61
 
+// newWorker returns a fresh worker record; its wake channel is the
+// goroutine's that will run it (ownerLoop).
 func (e *Executor) newWorker() *worker {
-	return &worker{id: e.nextID.Add(1), slot: -1, wake: make(chan struct{}, 1)}
-}
-
-// startWorker starts w as the owner of c; the caller has already moved
-// c.word to Running(w.id).
-func (e *Executor) startWorker(w *worker, c *core) {
-	e.stats.workersStarted.Add(1)
-	e.byID.Store(w.id, w)
-	e.wg.Add(1)
-	go e.workerMain(w, c)
+	return &worker{id: e.nextID.Add(1), slot: -1}
 }
 
 // workerMain is an owner goroutine: it locks its thread, runs tasks from its
 // core, and ends when the executor stops or when it is left without a core.
 func (e *Executor) workerMain(w *worker, c *core) {
-	defer e.wg.Done()
-	defer e.byID.Delete(w.id) // after exit: the worker sleeps no more
 	e.lock(w, c)
 	defer e.exit(w) // deferred, so a body's runtime.Goexit passes the core on too
 	for {
@@ -70,11 +60,14 @@ func (e *Executor) lock(w *worker, c *core) {
 	w.locked, w.core, w.role = true, c, roleOwner
 }
 
-// unlock undoes lock: the thread goes back to the Go runtime, unpinned.
+// unlock undoes lock: the thread goes back to the Go runtime, unpinned (if
+// loosen has not already given it back), and w is no owner any more.
 func (e *Executor) unlock(w *worker) {
 	e.reg.remove(w)
-	e.pin.unpin()
-	runtime.UnlockOSThread()
+	if w.locked {
+		e.pin.unpin()
+		runtime.UnlockOSThread()
+	}
 	w.locked, w.core, w.role = false, nil, roleCoreless
 }
 
@@ -181,46 +174,6 @@ func (e *Executor) giveAway(w *worker, c *core) {
 	}
 }
 
-// findWork returns the next task for c's owner: own inbox, global queue,
-// then other inboxes; it spins for the configured budget, then sleeps. It
-// returns nil when the executor stops or when w lost c.
-func (e *Executor) findWork(w *worker, c *core) *kc.Task {
-	spinning := false
-	var until time.Time
-	for {
-		if t := e.poll(w, c); t != nil {
-			if spinning {
-				e.nspinning.Add(-1)
-			}
-			return t
-		}
-		// Out of work: drop the batched releases before spinning or
-		// sleeping, so no parent waits on a worker that is not running.
-		w.kw.Flush()
-		if e.stop.Load() {
-			break
-		}
-		if !spinning {
-			e.yield(w)
-			spinning, until = true, time.Now().Add(e.cfg.spin)
-			e.nspinning.Add(1)
-			continue
-		}
-		if time.Now().Before(until) {
-			continue
-		}
-		e.nspinning.Add(-1)
-		spinning = false
-		if !e.sleep(w, c) {
-			return nil
-		}
-	}
-	if spinning {
-		e.nspinning.Add(-1)
-	}
-	return nil
-}
-
 // poll tries the queues once, in spec 05's order, with the fairness rule.
 func (e *Executor) poll(w *worker, c *core) *kc.Task {
 	w.tick++
@@ -243,23 +196,4 @@ func (e *Executor) poll(w *worker, c *core) *kc.Task {
 		}
 	}
 	return nil
-}
-
-// yield lets the goroutines the last task readied run before the owner spins.
-// Go puts a goroutine readied by a running one in that P's runnext slot, and
-// a locked M runs nothing but its own goroutine, so without this a caller
-// woken by the task waits out the whole spin: a Run from outside then takes
-// tens of µs, more the longer the spin (BenchmarkSpawnJoin). Unlocked,
-// Gosched hands the P to them and this goroutine relocks wherever it next
-// runs (a few hundred ns). Pinned owners skip it: moving a pinned thread
-// costs two syscalls and unpins the core in between.
-func (e *Executor) yield(w *worker) {
-	if e.pin.on {
-		return
-	}
-	e.reg.remove(w)
-	runtime.UnlockOSThread()
-	runtime.Gosched()
-	runtime.LockOSThread()
-	e.reg.add(w)
 }

@@ -1,0 +1,107 @@
+package vcore
+
+import "sync"
+
+// poolMax bounds the idle owner goroutines kept for reuse. A WaitersStorm
+// of n awaiters hands its core to a fresh owner at each of its n parks and
+// retires n coreless goroutines after the wake, so the pool covers bursts
+// of that size; past it, a retiring goroutine ends.
+const poolMax = 128
+
+// Owner goroutines are reused.
+//
+// Every Park that finds work waiting gives its core to a fresh owner, and
+// every woken task that finds no Free core retires its goroutine once its
+// body returns: two ends of one stream of goroutines. A go statement per
+// fresh owner costs the goroutine's creation and, because the new stack
+// starts small, its growth (copystack) the first time it runs a body; a
+// retired goroutine has already paid both. So a goroutine whose workerMain
+// returns waits in the pool for the next owner to start instead of ending,
+// up to poolMax of them, until Close.
+type gpool struct {
+	mu     sync.Mutex
+	idle   []chan ownerStart // each idle goroutine's own channel (capacity 1); under mu
+	closed bool              // set by close; under mu
+}
+
+// ownerStart is what an owner goroutine needs to start: its worker record
+// and the core whose word already says Running(w.id).
+type ownerStart struct {
+	w *worker
+	c *core
+}
+
+// get takes an idle goroutine's channel, or returns nil if none waits.
+func (p *gpool) get() chan ownerStart {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.idle)
+	if n == 0 {
+		return nil
+	}
+	ch := p.idle[n-1]
+	p.idle[n-1] = nil
+	p.idle = p.idle[:n-1]
+	return ch
+}
+
+// put offers the calling goroutine, reachable through ch, for reuse. It
+// reports false if the pool is full or closed: the goroutine then ends.
+func (p *gpool) put(ch chan ownerStart) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(p.idle) >= poolMax {
+		return false
+	}
+	p.idle = append(p.idle, ch)
+	return true
+}
+
+// close ends every idle goroutine (its channel is closed) and makes every
+// later put fail. Close calls it once no owner can be started any more.
+func (p *gpool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for _, ch := range p.idle {
+		close(ch)
+	}
+	p.idle = nil
+}
+
+// startWorker starts w as the owner of c, on an idle pooled goroutine if
+// there is one; the caller has already moved c.word to Running(w.id).
+func (e *Executor) startWorker(w *worker, c *core) {
+	e.stats.workersStarted.Add(1)
+	if ch := e.pool.get(); ch != nil {
+		e.stats.reused.Add(1)
+		ch <- ownerStart{w, c} // capacity 1, and its goroutine waits on it: never blocks
+		return
+	}
+	e.wg.Add(1)
+	go e.ownerLoop(ownerStart{w, c})
+}
+
+// ownerLoop is an owner goroutine's life: workerMain for each owner it is
+// given, waiting in the pool in between. Each owner's worker record uses
+// this goroutine's wake channel: a token left over from an earlier owner
+// is harmless, since sleep re-checks the core's word after every token.
+func (e *Executor) ownerLoop(s ownerStart) {
+	defer e.wg.Done()
+	wake := make(chan struct{}, 1)
+	var next chan ownerStart
+	for {
+		s.w.wake = wake // before the owner can sleep, so before any waker loads it
+		e.workerMain(s.w, s.c)
+		if next == nil {
+			next = make(chan ownerStart, 1)
+		}
+		if !e.pool.put(next) {
+			return
+		}
+		var ok bool
+		if s, ok = <-next; !ok {
+			return
+		}
+	}
+}
