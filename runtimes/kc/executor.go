@@ -155,7 +155,9 @@ func (w *Worker) Flush() {
 // The zero Parker is not ready for use; the core prepares every Parker it
 // hands to an executor.
 type Parker struct {
-	sema sync.WaitGroup // count 1 until signal: Wait blocks on it
+	// sema has count 1 until signal: Wait blocks on it where directPark is
+	// false (race builds). Elsewhere Wait parks through hand and g.
+	sema sync.WaitGroup
 
 	// reason is the wake reason, 0 until the first wake. Written once by CAS
 	// (the winner then calls signal); read by the woken goroutine after
@@ -165,11 +167,14 @@ type Parker struct {
 	worker bool // immutable after init: see Worker
 	quick  bool // immutable after init: the wake usually comes at once (see Spin)
 
-	// hand is the hand-off word (a handState, see handoff.go): Suspend and
-	// signal race on it with atomics. res is the Resumer Suspend installs:
-	// written by Suspend before its CAS, read by signal after its swap.
+	// hand is the hand-off word (a handState, see handoff.go): Wait (its
+	// commit), Suspend and signal race on it with atomics. res is the
+	// Resumer Suspend installs, and g the goroutine Wait parked: each
+	// written before the CAS that publishes it, read by signal after its
+	// swap has seen that CAS.
 	hand atomic.Uint32
 	res  Resumer
+	g    uintptr // the parked goroutine's runtime g (see goruntime.Park)
 }
 
 // Wake reasons stored in Parker.reason. Zero means "not woken yet".
@@ -179,14 +184,27 @@ const (
 	wakeTimeout                   // the wait's own timer fired
 )
 
+// init prepares p for one wait. A channel's spare wait node calls it
+// again for each wait, after the previous wake's last touch of p (see
+// signal), so the plain stores here race with nothing.
 func (p *Parker) init(worker bool) {
-	p.sema.Add(1)
+	if directPark {
+		p.hand.Store(handWaiting)
+	} else {
+		p.sema.Add(1)
+	}
 	p.worker = worker
 }
 
 // Wait blocks until the core wakes p (at once if it already has). Park
 // calls it exactly once.
-func (p *Parker) Wait() { p.sema.Wait() }
+func (p *Parker) Wait() {
+	if directPark {
+		p.parkDirect()
+		return
+	}
+	p.sema.Wait()
+}
 
 // woken reports whether the wake of p has been decided (signal has been or
 // is about to be called). One atomic load.

@@ -1,29 +1,36 @@
 package kc
 
+import "github.com/kcbench/kcbench/internal/goruntime"
+
 // Hand-off of a wait to the executor: instead of blocking a goroutine in
 // Parker.Wait, an executor that runs tasks on coroutines may suspend the
 // waiting coroutine and give the Parker a Resumer, which the wake calls.
 //
-// Parker.hand is the hand-off word, one of the handState values. Suspend
-// (the executor, once, after the waiting code has stopped running) and
-// signal (the winner of the wake, once) race on it; whichever comes second
-// sees what the first did:
+// Parker.hand is the hand-off word, one of the handState values. The
+// waiter's side (Suspend, by the executor once the waiting code has
+// stopped running; or, in directPark builds, Wait's commit once the
+// goroutine is marked waiting) and signal (the winner of the wake, once)
+// race on it; whichever comes second sees what the first did:
 //
-//   - Suspend first: its CAS stores handSuspended, after it wrote res;
-//     signal's swap reads handSuspended and calls res.Resume. The CAS and
-//     the swap are sequentially consistent, so the swap sees the write of
-//     res that came before the CAS, and Resume sees everything the waker
-//     wrote before the swap (the wake reason, a channel's value).
-//   - signal first: its swap stores handSignalled and, having found
-//     handWaiting, releases the WaitGroup; Suspend's CAS fails and it
-//     reports false, so the executor resumes the waiter itself (a Wait
-//     would return at once).
+//   - the waiter first: its CAS stores handSuspended (after it wrote res)
+//     or handParked (after it wrote g); signal's swap reads that state and
+//     calls res.Resume or readies g. The CAS and the swap are sequentially
+//     consistent, so the swap sees the write that came before the CAS, and
+//     the resumed waiter sees everything the waker wrote before the swap
+//     (the wake reason, a channel's value).
+//   - signal first: its swap stores handSignalled, finding handWaiting;
+//     the waiter's CAS fails, so Suspend reports false (the executor
+//     resumes the waiter itself) and Wait does not park.
 //
-// Either way signal decides between the two before it touches the
-// WaitGroup, and Done or Resume is its last touch of the Parker: the core
-// may reuse a Parker (the spare wait node of a channel) as soon as its
-// owner has been woken. A quick Parker (channel waits) is never handed
-// off: Suspend panics on it, and signal skips the swap.
+// Without directPark (race builds) Wait blocks on the WaitGroup instead:
+// signal swaps only for a Parker that may be suspended (not quick), and
+// releases the WaitGroup unless it found handSuspended.
+//
+// Either way signal decides before it releases anyone, and Done, Resume or
+// the ready is its last touch of the Parker: the core may reuse a Parker
+// (the spare wait node of a channel) as soon as its owner has been woken,
+// and init resets hand for the next wait. A quick Parker (channel waits) is
+// never handed off: Suspend panics on it.
 
 // Resumer is what an executor gives Parker.Suspend: the wake of the Parker
 // calls Resume instead of releasing Wait.
@@ -46,8 +53,11 @@ const (
 	// wake calls res.Resume. Moves to handSignalled (signal).
 	handSuspended
 	// handSignalled: signal has decided (and is about to release Wait or
-	// call Resume). Final.
+	// call Resume). Final until init prepares the Parker for another wait.
 	handSignalled
+	// handParked: the waiter is parked in Wait (directPark builds), g
+	// names it, and the wake readies it. Moves to handSignalled (signal).
+	handParked
 )
 
 // Suspend hands the wait on p to r: the executor calls it from Park,
@@ -75,6 +85,19 @@ func (p *Parker) Quick() bool { return p.quick }
 // or else releases Wait. The winner of the wake calls it exactly once. It
 // never blocks, so it may be called with locks held.
 func (p *Parker) signal() {
+	if directPark {
+		switch p.hand.Swap(handSignalled) {
+		case handSuspended:
+			p.res.Resume() // res was written before Suspend's CAS, which the swap read
+		case handParked:
+			// g was written before the commit's CAS, which the swap read;
+			// the waiter stays parked until Ready, so p is not reused yet.
+			goruntime.Ready(p.g)
+		}
+		// handWaiting: Wait has not parked; it will see handSignalled
+		// (its load, or its commit's failed CAS) and not park.
+		return
+	}
 	if !p.quick && p.hand.Swap(handSignalled) == handSuspended {
 		p.res.Resume() // res was written before Suspend's CAS, which the swap read
 		return

@@ -1,6 +1,8 @@
 package kc
 
 import (
+	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -108,5 +110,50 @@ func TestParkerHandoffReuse(t *testing.T) {
 		p.quick = i%2 == 0
 		go p.wake(wakeDone)
 		p.Wait()
+	}
+}
+
+// TestParkerWaitWake races Wait against the wake on one reused Parker,
+// with the wake forced first, forced after the waiter is parked, and left
+// to chance: every Wait must return (a lost ready hangs the round, which
+// the watchdog reports) and see the wake reason. In non-race builds this
+// is the direct park (goruntime.Park) against signal's ready.
+func TestParkerWaitWake(t *testing.T) {
+	const rounds = 20000
+	done := make(chan error, 1)
+	go func() {
+		p := new(Parker)
+		for i := range rounds {
+			*p = Parker{}
+			p.init(i%2 == 0)
+			p.quick = i%4 < 2
+			switch i % 3 {
+			case 0: // the wake first: Wait must not park
+				p.wake(wakeCancel)
+			case 1: // the waiter parks first (most of the time)
+				go func() {
+					for range 3 {
+						runtime.Gosched()
+					}
+					p.wake(wakeCancel)
+				}()
+			default: // a race
+				go p.wake(wakeCancel)
+			}
+			p.Wait()
+			if r := p.reason.Load(); r != wakeCancel {
+				done <- fmt.Errorf("round %d: reason after Wait %d; want wakeCancel", i, r)
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a Wait never returned: a wake was lost")
 	}
 }
