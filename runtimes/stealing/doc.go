@@ -130,7 +130,10 @@
 // in every round reuses them instead of making and ending coroutines. The
 // monitor follows the load down: every trimEvery it ends half of the
 // pool's low-water mark since the last trim (coroutines no round needed).
-// A put into an empty pool wakes a monitor that sleeps with no trim
+// A driver keeps up to 16 idle coroutines in a stash of its own, taken and
+// filled without a lock, and moves them to the pool under one lock when the
+// stash is full or the driver stops running tasks (so trims and Close see
+// them). A put into an empty pool wakes a monitor that sleeps with no trim
 // pending. Close stops every pooled coroutine; none is parked or ready
 // then, since Close comes after every job is terminal.
 //
@@ -218,7 +221,7 @@
 // parent that end in a row on it release the parent once (it flushes
 // before it spins, sleeps, switches or exits). Park of a loop coroutine: a
 // g table probe, two coroutine switches (out, and into the next loop
-// coroutine, from the pool under a mutex) and one CAS; its wake: a swap, a
+// coroutine, from the driver's stash, else the pool) and one CAS; its wake: a swap, a
 // pin and a CAS on the ready slot, and a wake check, then two switches
 // when a driver takes it. Park on the blocking path: one atomic add and a
 // scan of the rings' heads (O(GOMAXPROCS)), plus a goroutine hand-off if

@@ -17,6 +17,7 @@ func (e *Executor) work() {
 				plain.kw.Flush()
 			}
 			e.dropReady(w)
+			e.flushIdle(w)
 			if !e.payDebt() {
 				e.sched.running.Add(-1)
 			}
@@ -69,10 +70,11 @@ func (e *Executor) runLoop(c *coro) coroMsg {
 }
 
 // leave flushes c's batch, hands its driver's ready chain to the ready
-// list, and goes idle (see idleWait).
+// list and its idle stash to the pool, and goes idle (see idleWait).
 func (e *Executor) leave(c *coro) bool {
 	c.kw.Flush()
 	e.dropReady(c.drv)
+	e.flushIdle(c.drv)
 	return e.idleWait(c.drv)
 }
 
@@ -105,23 +107,24 @@ func (e *Executor) drive(d *worker, c *coro) {
 		case msgSwitch:
 			r := c.to
 			c.to, c.drv = nil, nil
-			e.poolPut(c)
+			e.stashIdle(d, c)
 			c = r
 		case msgExit:
 			c.drv = nil
-			e.poolPut(c)
+			e.stashIdle(d, c)
+			e.flushIdle(d)
 			return
 		}
 	}
 }
 
 // afterSuspend returns the coroutine on which d goes on: a ready one
-// (takeReady), else an idle one, else a new one.
+// (takeReady), else an idle one (d's stash, then the pool), else a new one.
 func (e *Executor) afterSuspend(d *worker) *coro {
 	if r := e.takeReady(d); r != nil {
 		return r
 	}
-	if c := e.pool.get(); c != nil {
+	if c := e.takeIdle(d); c != nil {
 		return c
 	}
 	return e.newCoro()

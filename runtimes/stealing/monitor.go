@@ -27,7 +27,7 @@ type monitorState struct {
 	asleep atomic.Bool
 	// noTrim is true while the monitor sleeps with no trim of the idle
 	// coroutine pool pending (the pool was empty). The monitor stores true
-	// and then checks the pool; poolPut stores its coroutine and then loads
+	// and then checks the pool; flushIdle stores its coroutines and then loads
 	// noTrim (seq-cst both), so a pool that becomes non-empty is trimmed.
 	noTrim atomic.Bool
 	kick   chan struct{} // capacity 1: a wake-up that is never lost, at most one pending

@@ -27,19 +27,63 @@ type coroPool struct {
 	low  int   // under mu: the smallest n since the last trim
 }
 
-// poolPut puts the idle coroutine c in the pool. Putting into an empty pool
-// wakes the monitor if it sleeps without a trim pending, so that the
-// trimming resumes: the pool stores size and then loads noTrim; the monitor
-// stores noTrim and then loads size (seq-cst both).
-func (e *Executor) poolPut(c *coro) {
+// idleStash is how many idle coroutines a driver keeps for itself (see
+// stashIdle) before it moves them to the pool in one locked section.
+const idleStash = 16
+
+// stashIdle makes c, which d just ran, idle: d keeps it in its own stash,
+// for the next coroutine it needs (takeIdle), without a lock; a full stash
+// moves to the pool with c, under one lock. A wake that resumes thousands
+// of coroutines (a cancel walk) thus leaves thousands idle at a cost of one
+// pool lock per idleStash of them, instead of both drivers taking the
+// pool's mutex for each. The stash belongs to d: its driver goroutine, or
+// the coroutine running for it (see worker).
+func (e *Executor) stashIdle(d *worker, c *coro) {
 	c.state = coroIdle
+	c.link = d.idle
+	d.idle = c
+	if d.nidle++; d.nidle > idleStash {
+		e.flushIdle(d)
+	}
+}
+
+// takeIdle returns an idle coroutine for d: from its stash, else from the
+// pool; nil if there is none.
+func (e *Executor) takeIdle(d *worker) *coro {
+	if c := d.idle; c != nil {
+		d.idle = c.link
+		c.link = nil
+		d.nidle--
+		return c
+	}
+	return e.pool.get()
+}
+
+// flushIdle moves d's stash to the pool, so that the monitor's trims and
+// Close see it: d's driver calls it before it stops running tasks (it goes
+// idle, leaves, exits, or a body ended it), and stashIdle when the stash is
+// full. A driver busy with a task keeps at most idleStash coroutines aside.
+// Putting into an empty pool wakes the monitor if it sleeps without a trim
+// pending, so that the trimming resumes: flushIdle stores size and then
+// loads noTrim; the monitor stores noTrim and then loads size (seq-cst
+// both).
+func (e *Executor) flushIdle(d *worker) {
+	cs, k := d.idle, d.nidle
+	if cs == nil {
+		return
+	}
+	d.idle, d.nidle = nil, 0
+	last := cs
+	for last.link != nil {
+		last = last.link
+	}
 	p := &e.pool
 	p.mu.Lock()
-	c.link = p.top
-	p.top = c
-	p.n++
+	last.link = p.top
+	p.top = cs
+	p.n += k
 	p.size.Store(int32(p.n))
-	first := p.n == 1
+	first := p.n == k
 	p.mu.Unlock()
 	if first && e.mon.noTrim.Load() {
 		e.mon.wake()

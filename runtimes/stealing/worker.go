@@ -15,6 +15,8 @@ const (
 // the shared view is the counters in schedState.
 type worker struct {
 	ready    *coro  // ready coroutines taken with a chain, resumed before anything else (through link)
+	idle     *coro  // the stash of idle coroutines (see stashIdle), through link
+	nidle    int    // the stash's length
 	spinning bool   // counted in schedState.spinning
 	ticks    uint32 // findLocal calls, for the injector fairness check
 	rnd      uint32 // xorshift state for the victim order
@@ -188,6 +190,7 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 			e.sched.running.Add(1)
 			continue
 		}
+		e.flushIdle(w) // the stash goes where trims and Close see it
 		if !e.idleWait(w) {
 			return nil, nil
 		}
