@@ -165,7 +165,8 @@
 // # The backend contract
 //
 // A backend implements Executor's four methods: Spawn, Park, AfterFunc and
-// Close. It calls into the core through Task (Run, or RunOn with a Worker
+// Close, and may implement Yielder (Job.Yield then calls it instead of
+// runtime.Gosched). It calls into the core through Task (Run, or RunOn with a Worker
 // of its own, and Finished to spot a stale queue entry), Worker (Flush)
 // and Parker (Wait or Suspend, and the hints Worker, Quick and Spin). Each
 // obligation is documented on the type or method that carries it: Spawn

@@ -47,6 +47,17 @@ type Executor interface {
 	Close() error
 }
 
+// Yielder is an optional Executor method. Job.Yield calls it, instead of
+// runtime.Gosched, to let other work run before the body goes on: an
+// executor that runs many tasks on one goroutine (or coroutine) may run
+// tasks queued behind the caller first, as spec 05's yield moves the fiber
+// to the back of the run queue. Yield may be called from any goroutine
+// (a body, or a goroutine a body started); it must return, soon, on the
+// goroutine that called it, and must not block waiting for another task.
+type Yielder interface {
+	Yield()
+}
+
 // Timer is a pending AfterFunc call.
 type Timer interface {
 	// Stop prevents the call if it has not started; it reports whether it did.

@@ -28,6 +28,7 @@ type Runtime struct {
 	closing sync.Once         // runs the shutdown once
 	done    chan struct{}     // closed when Close has finished
 	err     error             // the executor's Close error; written before done is closed
+	yield   func()            // immutable: the executor's Yielder, or runtime.Gosched; last, off the lines of the fields every job reads
 }
 
 // New returns a Runtime that runs jobs on ex.
@@ -42,7 +43,11 @@ func New(ex Executor, opts ...Option) *Runtime {
 			c.name = n.Name()
 		}
 	}
-	return &Runtime{ex: ex, name: c.name, tracer: c.tracer, faults: c.faults, stats: newCounters(runtime.GOMAXPROCS(0)), slabs: make([]jobSlab, runtime.GOMAXPROCS(0)),
+	yield := runtime.Gosched
+	if y, ok := ex.(Yielder); ok {
+		yield = y.Yield
+	}
+	return &Runtime{ex: ex, yield: yield, name: c.name, tracer: c.tracer, faults: c.faults, stats: newCounters(runtime.GOMAXPROCS(0)), slabs: make([]jobSlab, runtime.GOMAXPROCS(0)),
 		tops: make(map[*Job]struct{}), drained: make(chan struct{}), done: make(chan struct{})}
 }
 

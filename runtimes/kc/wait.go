@@ -1,7 +1,6 @@
 package kc
 
 import (
-	"runtime"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -382,9 +381,10 @@ func (j *Job) Sleep(d time.Duration) error {
 	return nil
 }
 
-// Yield lets other goroutines run, then checks for cancellation.
+// Yield lets other tasks and goroutines run (the executor's Yielder, else
+// runtime.Gosched), then checks for cancellation.
 func (j *Job) Yield() error {
-	runtime.Gosched()
+	j.rt.yield()
 	return j.Check()
 }
 

@@ -22,8 +22,9 @@ type coroState uint8
 
 const (
 	// coroRunning: a driver runs it (its loop, or a task body). Moves to
-	// coroSuspending (Park), coroIdle (it handed its driver a ready
-	// coroutine, or its driver leaves) or coroDead (a body's Goexit).
+	// coroSuspending (Park), coroYielding (Yield), coroIdle (it handed its
+	// driver a ready coroutine, or its driver leaves) or coroDead (a body's
+	// Goexit).
 	coroRunning coroState = iota
 	// coroSuspending: it yielded from Park; its driver is about to hand
 	// the Parker off. Moves to coroParked (Suspend installed it) or back
@@ -33,7 +34,8 @@ const (
 	// nobody holds it but the Parker. Moves to coroReady (Resume).
 	coroParked
 	// coroReady: woken, in a ready slot, the ready list or a driver's
-	// chain. Moves to coroRunning (a driver resumes it).
+	// chain, or yielded, on the yield list. Moves to coroRunning (a driver
+	// resumes it).
 	coroReady
 	// coroIdle: in the idle pool, stopped at its loop's yield between
 	// tasks. Moves to coroRunning (a driver takes it) or coroDead (the
@@ -41,9 +43,12 @@ const (
 	coroIdle
 	// coroDead: its loop has returned and its goroutine is gone. Final.
 	coroDead
+	// coroYielding: a task body called Yield; it yielded to its driver,
+	// which is about to put it on the yield list. Moves to coroReady.
+	coroYielding
 )
 
-var coroStateNames = [...]string{"running", "suspending", "parked", "ready", "idle", "dead"}
+var coroStateNames = [...]string{"running", "suspending", "parked", "ready", "idle", "dead", "yielding"}
 
 func (s coroState) String() string {
 	if int(s) < len(coroStateNames) {
@@ -59,6 +64,7 @@ const (
 	msgSuspend coroMsg = iota // a task body parked on c.park: hand the wait off
 	msgSwitch                 // between tasks, c found a ready coroutine (c.switchTo) for the driver to run
 	msgExit                   // the driver must stop running tasks (idle pool full, or Close)
+	msgYield                  // a task body yielded (Executor.Yield): put c on the yield list
 )
 
 // coro is a loop coroutine: an iter.Pull coroutine that runs the worker

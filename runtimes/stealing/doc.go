@@ -137,6 +137,15 @@
 // pending. Close stops every pooled coroutine; none is parked or ready
 // then, since Close comes after every job is terminal.
 //
+// Job.Yield on a loop coroutine with work queued (a task in a ring or the
+// injector, a ready coroutine) is a yield to the back of the line (Yield,
+// kc.Yielder): the coroutine goes to the yield list and its driver goes on
+// with the worker loop on another one, so the yielder's worker runs the
+// queued tasks instead of spinning in runtime.Gosched. Drivers take the
+// yield list after their ring and the injector, and first on the fairness
+// tick. With nothing queued, or off a loop coroutine, Yield is
+// runtime.Gosched.
+//
 // A body that calls runtime.Goexit ends its coroutine; iter.Pull passes the
 // Goexit on to the driver that resumed it, whose deferred handler gives
 // its slot back, hands its ready chain to the list and wakes a

@@ -104,6 +104,13 @@ func (e *Executor) drive(d *worker, c *coro) {
 				continue // the wake came first: c goes on at once
 			}
 			c = e.afterSuspend(d)
+		case msgYield:
+			if c.state != coroYielding {
+				panic("stealing: a yield from a coroutine that is " + c.state.String())
+			}
+			c.drv = nil
+			e.yielded(c) // after it, c may run elsewhere at once
+			c = e.afterSuspend(d)
 		case msgSwitch:
 			r := c.to
 			c.to, c.drv = nil, nil

@@ -18,6 +18,7 @@ type Executor struct {
 	debt    []shard     // one per ring: tasks back from Park's blocking path, running without a slot
 	inj     injector    // the global queue
 	readyQ  readyList   // the global list of ready coroutines
+	yieldQ  readyList   // coroutines whose task yielded (see Yield)
 	gt      gtable      // the live loop coroutines, by goroutine
 	pool    coroPool    // idle loop coroutines
 	base    int32       // the target number of running workers; immutable
@@ -208,7 +209,7 @@ func (e *Executor) Close() error {
 // anyWork reports whether some ring or the injector holds a runnable task
 // (stale LIFO entries do not count). It reads every ring: O(Ps).
 func (e *Executor) anyWork() bool {
-	if !e.inj.empty() || e.anyReady() {
+	if !e.inj.empty() || e.anyReady() || e.yieldQ.n.Load() != 0 {
 		return true
 	}
 	for i := range e.rings {

@@ -109,7 +109,7 @@ func (e *Executor) monitor() {
 					n++
 				}
 			} else {
-				sig, n = e.inj.pops.Load()+e.readyQ.pops.Load(), int32(min(e.inj.n.Load(), maxExtraLimit))+e.readyQ.n.Load()
+				sig, n = e.inj.pops.Load()+e.readyQ.pops.Load()+e.yieldQ.pops.Load(), int32(min(e.inj.n.Load(), maxExtraLimit))+e.readyQ.n.Load()+e.yieldQ.n.Load()
 			}
 			work := n > 0
 			if work && busy[i] && sig == last[i] {

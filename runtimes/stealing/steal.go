@@ -30,6 +30,9 @@ func (e *Executor) spin(w *worker) (*kc.Task, *coro) {
 		if t := e.fromInjector(); t != nil {
 			return t, nil
 		}
+		if r := e.takeYielded(); r != nil {
+			return nil, r
+		}
 		if round == spinRounds-1 {
 			if r := e.stealReady(w); r != nil {
 				return nil, r

@@ -155,7 +155,11 @@ func (e *Executor) retire() bool {
 func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 	w := c.drv
 	for {
-		if t, r := e.findLocal(w); t != nil || r != nil {
+		t, r := e.findLocal(w)
+		if t == nil && r == nil {
+			r = e.takeYielded() // after the local work: see Yield
+		}
+		if t != nil || r != nil {
 			e.stopSpinning(w)
 			if r != nil {
 				c.kw.Flush() // c goes to the pool
@@ -216,6 +220,8 @@ func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
 		}
 	} else if t := e.fromInjector(); t != nil {
 		return t, nil
+	} else if r := e.takeYielded(); r != nil {
+		return nil, r
 	}
 	pid := procPin()
 	if pid < len(e.rings) {
