@@ -18,8 +18,13 @@
 // overflow list, so Spawn never blocks. Spawn puts a task on the inbox of
 // the core picked by a multiplicative hash of the task's address (round
 // robin in effect, with no shared counter), or on the global queue when
-// that inbox is full. An owner looks at its inbox, the global queue (first,
-// every 61st poll: the fairness rule), then steals from other inboxes.
+// that inbox is full. A child spawned by an owner (a task launching a
+// child) goes first into its core's one-task next slot (Go's runnext), if
+// that holds nothing still to run; a Finished task found there is dropped.
+// An owner looks at its next slot and its inbox, the global queue (first,
+// every 61st poll: the fairness rule), then steals from other inboxes; an
+// owner about to sleep also takes another core's next slot, and sysmon
+// moves a task that sat in one for a whole tick to the global queue.
 //
 // Owners (core.go, worker.go, idle.go, pool.go). A core's word holds its
 // owner's id and one of four coreStates (Free, Running, Sleeping, Closed;
@@ -109,6 +114,15 @@
 //     doubles per stalled tick rather than growing by one per
 //     SCALE_INTERVAL.
 //   - Stall diagnostics are counters (Stats.Retakes), not backtraces.
+//   - A core has a next slot beside its inbox, private to its owner but
+//     for idle owners about to sleep and sysmon. A parent mostly awaits
+//     its child at once and runs it inline; in an inbox each such child
+//     left a stale entry that another core popped and dropped, with the
+//     ring's and active_tasks' cache lines moving between cores for each.
+//     In the next slot it stays on its own core, and the parent's next
+//     Spawn drops it. Spawn wakes nobody for it: the owner is the caller.
+//     Only with goroutine registry keys, where Spawn can tell an owner by
+//     a load; a thread key is a system call.
 //   - Unpinned owners are locked only while they run a task: they spin,
 //     sleep and park with their thread unlocked, keeping their core
 //     (idle.go). Spec 05's workers stay on their thread throughout, but in
