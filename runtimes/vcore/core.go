@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kcbench/kcbench/runtimes/kc"
 	"golang.org/x/sys/cpu"
 )
 
@@ -71,6 +72,16 @@ type core struct {
 	// (wakeSleeper says why that order).
 	sleeper atomic.Pointer[worker]
 
+	// next is the newest child of the core's owner (Go's runnext): a
+	// parent mostly awaits its child at once and runs it inline, so the
+	// child needs no inbox and no other core's attention. CASed in by
+	// the owner's Spawn (putNext; by a goroutine the core was retaken
+	// from too, which then kicks); taken with Swap(nil) by the core's
+	// owner (poll) and with CompareAndSwap by an idle owner about to sleep
+	// (stealNext), sysmon (moveStaleNext) and helpers, so each task is
+	// taken once. It counts as queued work wherever the inbox does.
+	next atomic.Pointer[kc.Task]
+
 	inbox ring // runnable tasks for this core; any core may steal from it
 	id    int  // index in Executor.cores; immutable
 	cpu   int  // CPU to pin the owner to, or -1; immutable
@@ -78,6 +89,7 @@ type core struct {
 	// Sysmon's private view; touched only by the sysmon goroutine.
 	seenBeat uint64
 	seenAt   time.Time
+	seenNext *kc.Task // next as of the previous tick (moveStaleNext)
 }
 
 func (c *core) init(id, cpuID, inboxSize int) {
@@ -202,10 +214,13 @@ func (e *Executor) wakeOne() {
 	}
 }
 
-// idle reports whether every queue looked empty and the executor is not
-// stopping. Advisory, but used only after a Sleeping store (see above).
-func (e *Executor) idle() bool {
-	if e.stop.Load() || !e.global.empty() {
+// idle reports whether every queue and c's next slot looked empty and the
+// executor is not stopping. Advisory, but used only after a Sleeping store
+// (see above). Other cores' next slots are their owners' (and, past a
+// sleep, stealNext's and sysmon's) business: counting them would keep c's
+// owner from sleeping while a busy parent's awaited child sits there.
+func (e *Executor) idle(c *core) bool {
+	if e.stop.Load() || !e.global.empty() || c.next.Load() != nil {
 		return false
 	}
 	for i := range e.cores {
@@ -229,7 +244,7 @@ func (e *Executor) sleep(w *worker, c *core) bool {
 		return false
 	}
 	c.sleeper.Store(w) // after the CAS and before the re-check: see wakeSleeper
-	if !e.idle() {
+	if !e.idle(c) {
 		if c.word.CompareAndSwap(sleeping, running) {
 			return true // cancelled our own sleep: no token was sent
 		}

@@ -18,8 +18,13 @@
 // overflow list, so Spawn never blocks. Spawn puts a task on the inbox of
 // the core picked by a multiplicative hash of the task's address (round
 // robin in effect, with no shared counter), or on the global queue when
-// that inbox is full. An owner looks at its inbox, the global queue (first,
-// every 61st poll: the fairness rule), then steals from other inboxes.
+// that inbox is full. A child spawned by an owner (a task launching a
+// child) goes first into its core's one-task next slot (Go's runnext), if
+// that holds nothing still to run; a Finished task found there is dropped.
+// An owner looks at its next slot and its inbox, the global queue (first,
+// every 61st poll: the fairness rule), then steals from other inboxes; an
+// owner about to sleep also takes another core's next slot, and sysmon
+// moves a task that sat in one for a whole tick to the global queue.
 //
 // Owners (core.go, worker.go, idle.go, pool.go). A core's word holds its
 // owner's id and one of four coreStates (Free, Running, Sleeping, Closed;
@@ -109,6 +114,15 @@
 //     doubles per stalled tick rather than growing by one per
 //     SCALE_INTERVAL.
 //   - Stall diagnostics are counters (Stats.Retakes), not backtraces.
+//   - A core has a next slot beside its inbox, private to its owner but
+//     for idle owners about to sleep and sysmon. A parent mostly awaits
+//     its child at once and runs it inline; in an inbox each such child
+//     left a stale entry that another core popped and dropped, with the
+//     ring's and active_tasks' cache lines moving between cores for each.
+//     In the next slot it stays on its own core, and the parent's next
+//     Spawn drops it. Spawn wakes nobody for it: the owner is the caller.
+//     Only with goroutine registry keys, where Spawn can tell an owner by
+//     a load; a thread key is a system call.
 //   - Unpinned owners are locked only while they run a task: they spin,
 //     sleep and park with their thread unlocked, keeping their core
 //     (idle.go). Spec 05's workers stay on their thread throughout, but in
@@ -158,31 +172,23 @@
 //
 // # Where vcore stays behind the stealing backend
 //
-// Where tasks wait (WaitersStorm, ChanPingPong, Select, CancelFanout) and on
-// NestedScopes, vcore is within about a quarter of the stealing backend's
-// time, and ahead of it on FanOut. It stays furthest behind, about one and a
-// half times the stealing backend's time and more in a noisy run, on
+// (kcbench run -backends vcore,stealing measures both in one run.) On
 // AwaitPending (an await of a child just launched, which the awaiter runs
-// inline) and its median latency, and somewhat less on JobCreate.
-// (kcbench run -backends vcore,stealing measures both in one run.) The cause
-// is shared-memory traffic by design, which a profile shows:
+// inline), JobCreate, FanOut, the channel workloads, WaitersStorm and
+// NestedScopes, vcore is within about a tenth of the stealing backend's
+// time or ahead of it. On AwaitPending that takes the next slot: with the
+// child in an inbox, about a third of vcore's CPU time goes to the ring's
+// push and pop, the active_tasks add and the child's claim, each on a cache
+// line another core also writes, as the idle core pops and drops the stale
+// entries, and vcore takes about one and a half times the stealing
+// backend's time. The next slot keeps all of that on the parent's core.
 //
-//	go run ./cmd/kcbench profile -bench AwaitPending -backend vcore -vs stealing
+// It stays behind on CancelFanout (waking a thousand parked tasks, each a
+// goroutine that takes a core back or finishes coreless), by a half and
+// more in a noisy run, on JobCreate's tail latency, and furthest on
+// SleepWake (a 1 µs timer sleep), at two to three times the stealing
+// backend's time. SleepWake is latency, not work: the process is mostly
+// idle, waiting in the OS for the timer's wake-up, which a profile shows:
 //
-// About a third of vcore's CPU time there is the inbox ring's push and pop,
-// the active_tasks add and the child's claim, each on a cache line another
-// core also writes. Per task Spawn does an atomic add on the one
-// active_tasks counter (and the end of the task another, on whichever core
-// drops or runs its entry), a CAS on the target inbox's tail and a store of
-// the slot's sequence word, and the consumer a CAS on the head; with P
-// cores, about (P-1)/P of the tasks go to another core's inbox (the address
-// hash spreads them: spec 05's round-robin distribution), where that core's
-// idle owner pops them, runs the ones the awaiter has not claimed yet and
-// drops the stale ones. An awaiter still runs its child inline almost every
-// time (BenchmarkAwaitPending shows almost no hand-offs), so that traffic is
-// what AwaitPending pays above the core's own work. The stealing design, an
-// owner-only ring with procPin and LIFO local pushes, touches no shared line
-// on Spawn and would pass here; spec 05's inboxes, which other goroutines
-// push into, cannot be owner-only, and its one active_tasks count is what
-// Close waits on.
+//	go run ./cmd/kcbench profile -bench SleepWake -backend vcore -vs stealing
 package vcore

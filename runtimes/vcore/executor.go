@@ -126,15 +126,27 @@ func New(opts ...Option) (*Executor, error) {
 // Name returns "vcore".
 func (*Executor) Name() string { return "vcore" }
 
-// Spawn queues t on a core chosen by a multiplicative hash of its address
-// (round-robin in effect, with no shared counter), or on the global queue
-// when that inbox is full of live tasks, and makes sure someone will run it.
-// It never blocks. Cost: an atomic add, a ring push, a load of the core's
-// word, and a wake-up (a channel send, or a goroutine start for a core
-// nobody owns) only when no owner is awake to find the task.
+// Spawn puts t in its caller's core's next slot when the caller is an
+// owner running a task (a child launched by its parent) and that slot
+// holds no task still to run (putNext); any other task goes to an inbox. That inbox is the one of the core chosen by a multiplicative
+// hash of the task's address (round robin in effect, with no shared
+// counter), or the global queue when that inbox is full of live tasks.
+// Spawn makes sure someone will run the task and never blocks. Cost: a
+// registry lookup (with goroutine keys only: a thread key would be a system
+// call), an atomic add, and for a child a load and a CAS on its own core;
+// for a task queued, a ring push, a load of the core's word, and a wake-up
+// (a channel send, or a goroutine start for a core nobody owns) only when
+// no owner is awake to find the task.
 func (e *Executor) Spawn(t *kc.Task) {
 	if e.active.Add(1) == 1 {
 		e.mon.kick() // sysmon sleeps while nothing is active
+	}
+	if regByG {
+		if w := e.reg.self(); w != nil && w.core != nil {
+			if t = e.putNext(w, t); t == nil {
+				return
+			}
+		}
 	}
 	h := uint64(uintptr(unsafe.Pointer(t))>>4) * 0x9E3779B97F4A7C15
 	c := &e.cores[(h>>32)%uint64(len(e.cores))]
@@ -144,6 +156,34 @@ func (e *Executor) Spawn(t *kc.Task) {
 	}
 	e.global.push(t)
 	e.wakeOne()
+}
+
+// putNext stores t in the next slot of w's core if the slot is empty or
+// holds a Finished task (its parent ran it inline: the common case of an
+// awaited child), which it drops, its end for active_tasks; it then
+// returns nil. If the slot holds a task still to run, it leaves it there
+// and returns t for the caller to queue: a parent launching many children
+// spreads them over the inboxes as before. w is the caller's own worker
+// (registry.self returns nothing else), so w.core is the caller's to read.
+// Nobody is woken: the core's owner is the caller, which takes the slot
+// when it next looks for work, hands it on with the core in Park
+// (giveAway), or, stuck in its body, leaves it to sysmon (moveStaleNext).
+// If the word does not name w Running, sysmon retook the core and its new
+// owner may be asleep: Dekker with its sleep (store the slot, then load
+// the word; it stores Sleeping, then idle loads the slot), so kick.
+func (e *Executor) putNext(w *worker, t *kc.Task) *kc.Task {
+	c := w.core
+	old := c.next.Load()
+	if old != nil && !old.Finished() || !c.next.CompareAndSwap(old, t) {
+		return t
+	}
+	if c.word.Load() != mkword(w.id, coreRunning) {
+		e.kick(c)
+	}
+	if old != nil {
+		e.taskDone()
+	}
+	return nil
 }
 
 // staleScan bounds how many entries one dropStale looks at.

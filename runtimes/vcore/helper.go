@@ -16,8 +16,8 @@ const maxHelpers = 1 << 20
 // one runs needs a goroutine per task, up to 10 000 and more: as many
 // threads would hit Go's fatal thread limit. So once the bound is reached,
 // sysmon starts helpers instead: plain, unlocked goroutines with no core,
-// which take tasks from the global queue and then from every inbox (as an
-// owner steals), run them, and retire as soon as they find none (spec 05's
+// which take tasks from the global queue and then from every inbox and
+// next slot (as an owner steals), run them, and retire as soon as they find none (spec 05's
 // TEMP_IDLE_TIMEOUT is zero here, as for a retaken goroutine). A helper
 // blocked in a body costs a goroutine, not a thread. A helper that parks in
 // a kc wait is not in the thread registry, so Park just waits: it holds no
@@ -55,7 +55,9 @@ func (e *Executor) helper() {
 	for !e.stop.Load() {
 		t := e.global.pop()
 		for i := 0; t == nil && i < len(e.cores); i++ {
-			t = e.cores[i].inbox.pop()
+			if t = e.cores[i].inbox.pop(); t == nil {
+				t = e.cores[i].takeNext()
+			}
 		}
 		if t == nil {
 			return
@@ -71,6 +73,9 @@ func (e *Executor) queued() int64 {
 	n := e.global.ring.len() + e.global.n.Load()
 	for i := range e.cores {
 		n += e.cores[i].inbox.len()
+		if e.cores[i].next.Load() != nil {
+			n++
+		}
 	}
 	return n
 }

@@ -56,8 +56,9 @@ func (e *Executor) tighten(w *worker) {
 
 // findWork returns the next task for c's owner: own inbox, global queue,
 // then other inboxes; it spins for the configured budget, then sleeps. It
-// returns nil when the executor stops or when w lost c. A task comes back
-// with w locked; nil may leave w loosened. Stale entries (Finished tasks)
+// returns nil when the executor stops or when w lost c. Once the spin is
+// over, it takes another core's next slot (stealNext) before it sleeps. A
+// task comes back with w locked; nil may leave w loosened. Stale entries (Finished tasks)
 // are dropped here, so that an owner draining them neither locks its
 // thread nor yields for each.
 //
@@ -105,6 +106,16 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 		e.yield(w)
 		if time.Now().Before(until) {
 			continue
+		}
+		if t := e.stealNext(c); t != nil {
+			if t.Finished() {
+				c.beat.Add(1)
+				e.taskDone()
+				continue
+			}
+			e.nspinning.Add(-1)
+			e.tighten(w)
+			return t
 		}
 		e.nspinning.Add(-1)
 		spinning = false

@@ -99,6 +99,7 @@ func (e *Executor) sysmon() {
 		} else {
 			idleSince = time.Time{}
 		}
+		e.moveStaleNext()
 		did, capped := e.retake(now, &lastRetake)
 		if capped && e.help(&helperRuns) {
 			did = true
@@ -129,7 +130,12 @@ func (e *Executor) retake(now time.Time, last *time.Time) (did, capped bool) {
 			continue
 		}
 		if !globalWaits && c.inbox.empty() {
-			continue // stuck, maybe, but holding nothing up
+			// Stuck, maybe, but holding nothing up. A task in c's next
+			// slot does not count: it is mostly an awaited child its
+			// parent already ran (a parent running children inline
+			// moves no beat), and a live one moveStaleNext sends to
+			// the global queue after one tick.
+			continue
 		}
 		if e.retaken.Load() >= int64(e.cfg.maxTemp) {
 			capped = true
@@ -150,14 +156,43 @@ func (e *Executor) retake(now time.Time, last *time.Time) (did, capped bool) {
 	return did, capped
 }
 
+// queuesEmpty reports whether the global queue, every inbox and every next
+// slot looked empty. Advisory.
 func (e *Executor) queuesEmpty() bool {
 	if !e.global.empty() {
 		return false
 	}
 	for i := range e.cores {
-		if !e.cores[i].inbox.empty() {
+		if !e.cores[i].inbox.empty() || e.cores[i].next.Load() != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// moveStaleNext moves a task that has sat in a core's next slot since the
+// previous tick to the global queue and wakes an owner for it: its parent
+// went on without awaiting it, and no idle owner took it before sleeping
+// (stealNext), since they were asleep already. A Finished one is dropped,
+// its end for active_tasks. Tasks are garbage-collected Jobs, and
+// seenNext keeps the old one alive, so a match is the very same task.
+func (e *Executor) moveStaleNext() {
+	for i := range e.cores {
+		c := &e.cores[i]
+		t := c.next.Load()
+		if t == nil || t != c.seenNext {
+			c.seenNext = t
+			continue
+		}
+		c.seenNext = nil
+		if !c.next.CompareAndSwap(t, nil) {
+			continue
+		}
+		if t.Finished() {
+			e.taskDone()
+			continue
+		}
+		e.global.push(t)
+		e.wakeOne()
+	}
 }

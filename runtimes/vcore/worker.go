@@ -155,7 +155,7 @@ func (e *Executor) giveAway(w *worker, c *core) {
 			e.retaken.Add(-1)
 			return
 		}
-		if !c.inbox.empty() || !e.global.empty() {
+		if e.holdsWork(c) {
 			nw := e.newWorker()
 			if c.word.CompareAndSwap(me, mkword(nw.id, coreRunning)) {
 				e.startWorker(nw, c)
@@ -166,7 +166,7 @@ func (e *Executor) giveAway(w *worker, c *core) {
 		if c.word.CompareAndSwap(me, mkword(0, coreFree)) {
 			// Dekker with Spawn (push, then load the word): we stored
 			// Free, now we load the queues. One of us sees the other.
-			if !c.inbox.empty() || !e.global.empty() {
+			if e.holdsWork(c) {
 				e.kick(c)
 			}
 			return
@@ -174,11 +174,18 @@ func (e *Executor) giveAway(w *worker, c *core) {
 	}
 }
 
-// poll tries the queues once, in spec 05's order, with the fairness rule.
+// poll tries the queues once, in spec 05's order, with the fairness rule;
+// c's next slot comes before its inbox. Other cores' next slots are left
+// to their owners (stealNext takes them only before a sleep).
 func (e *Executor) poll(w *worker, c *core) *kc.Task {
 	w.tick++
 	if w.tick%fairEvery == 0 {
 		if t := e.global.pop(); t != nil {
+			return t
+		}
+	}
+	if c.next.Load() != nil {
+		if t := c.next.Swap(nil); t != nil {
 			return t
 		}
 	}
@@ -194,6 +201,35 @@ func (e *Executor) poll(w *worker, c *core) *kc.Task {
 			e.stats.steals.Add(1)
 			return t
 		}
+	}
+	return nil
+}
+
+// holdsWork reports whether work waits that c's owner would take: c's next
+// slot or inbox, or the global queue. Advisory, like ring.empty.
+func (e *Executor) holdsWork(c *core) bool {
+	return c.next.Load() != nil || !c.inbox.empty() || !e.global.empty()
+}
+
+// stealNext takes the task in another core's next slot, for an owner about
+// to sleep: that task's parent has not run it for a whole spin, so it is
+// not waiting to run it inline. It reports nil if every slot is empty.
+func (e *Executor) stealNext(c *core) *kc.Task {
+	for i := 1; i < len(e.cores); i++ {
+		v := &e.cores[(c.id+i)%len(e.cores)]
+		if t := v.takeNext(); t != nil {
+			e.stats.steals.Add(1)
+			return t
+		}
+	}
+	return nil
+}
+
+// takeNext takes c's next slot for someone other than c's owner: a load,
+// and a CAS only when the slot is full.
+func (c *core) takeNext() *kc.Task {
+	if t := c.next.Load(); t != nil && c.next.CompareAndSwap(t, nil) {
+		return t
 	}
 	return nil
 }
