@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,6 +194,68 @@ func TestBodyLeavesThreadLocked(t *testing.T) {
 				}); err != nil {
 					return err
 				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// Coroutines woken together form one ready chain. If the first of them to
+// run then blocks where the runtime cannot see (here a Go channel), the
+// rest of the chain must still run on another worker: the last of them is
+// the one that unblocks the first. A chain kept private to the blocked
+// driver hangs here (the watchdog reports it).
+func TestReadyChainNotStranded(t *testing.T) {
+	testutil.NoLeak(t)
+	rt := newRuntime(t, stealing.Workers(2))
+	defer rt.Close()
+	const waiters = 8 // one full ready chain
+	testutil.Watchdog(t, 30*time.Second, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			for range 50 {
+				gate, err := j.Launch(func(g *kc.Job) error { return g.Sleep(time.Hour) })
+				if err != nil {
+					return err
+				}
+				var ran atomic.Int32
+				release := make(chan struct{})
+				before := rt.Stats()
+				for range waiters {
+					if _, err := j.Launch(func(c *kc.Job) error {
+						if err := gate.Join(c); !errors.Is(err, kc.ErrCancelled) {
+							return err
+						}
+						switch ran.Add(1) {
+						case 1:
+							<-release // blocks its driver, invisibly to the runtime
+						case waiters:
+							close(release)
+						}
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+				for { // every waiter parked on the gate
+					s := rt.Stats()
+					if s.WaitersRegistered-before.WaitersRegistered >= waiters {
+						break
+					}
+					runtime.Gosched()
+				}
+				gate.Cancel(nil)
+				if err := j.Scope(func(*kc.Job) error { return nil }); err != nil {
+					return err
+				}
+				for ran.Load() < waiters {
+					if err := j.Yield(); err != nil {
+						return err
+					}
+				}
+				<-release
 			}
 			return nil
 		})

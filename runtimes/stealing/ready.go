@@ -126,31 +126,35 @@ func (e *Executor) ready(c *coro) {
 	e.wake()
 }
 
-// adopt takes the chain headed by r for d: d runs r now and keeps the rest
-// as its own chain, which it resumes before it takes anything else. d's
-// chain must be empty.
-func (d *worker) adopt(r *coro) *coro {
-	d.ready = r.link
-	r.link = nil
+// adopt takes the chain headed by r: the caller runs r now, and the rest
+// of the chain goes back to the ready list at once, with a wake, rather
+// than waiting on the caller. A chain kept private to one driver would be
+// stranded whenever the coroutine that driver runs next blocks without
+// suspending (a channel wait, a Go channel or a mutex inside a body): no
+// other driver could see it, and the coroutine it holds may be the very
+// one that would unblock the driver (a Join whose end cancels the blocked
+// sender). Cost: one ready-list push per chain of up to readyBatch wakes.
+func (e *Executor) adopt(r *coro) *coro {
+	if rest := r.link; rest != nil {
+		r.link = nil
+		rest.n.Store(0) // the length is only read on slot heads
+		e.readyQ.push(rest)
+		e.wake()
+	}
 	return r
 }
 
-// takeReady returns a ready coroutine for d: from d's own chain, the ready
-// slot of the caller's P, or the ready list; nil if there is none.
-func (e *Executor) takeReady(d *worker) *coro {
-	if r := d.ready; r != nil {
-		d.ready = r.link
-		r.link = nil
-		return r
-	}
+// takeReady returns a ready coroutine: from the ready list, or the ready
+// slot of the caller's P; nil if there is none.
+func (e *Executor) takeReady() *coro {
 	if r := e.readyQ.pop(); r != nil {
-		return d.adopt(r)
+		return e.adopt(r)
 	}
 	pid := procPin()
 	if pid < len(e.readies) && e.readies[pid].c.Load() != nil {
 		if r := e.readies[pid].take(); r != nil {
 			procUnpin()
-			return d.adopt(r)
+			return e.adopt(r)
 		}
 	}
 	procUnpin()
@@ -167,26 +171,14 @@ func (e *Executor) stealReady(d *worker) *coro {
 		s := &e.readies[(start+i)%n]
 		if s.c.Load() != nil {
 			if r := s.take(); r != nil {
-				return d.adopt(r)
+				return e.adopt(r)
 			}
 		}
 	}
 	return nil
 }
 
-// dropReady gives d's chain to the ready list before d stops running
-// tasks (it leaves, or its body ended it), and wakes a worker for it.
-func (e *Executor) dropReady(d *worker) {
-	if r := d.ready; r != nil {
-		d.ready = nil
-		r.n.Store(0) // the length is only read on slot heads
-		e.readyQ.push(r)
-		e.wake()
-	}
-}
-
-// anyReady reports whether a ready coroutine waits in a slot or the list
-// (drivers' own chains do not count: their drivers are running).
+// anyReady reports whether a ready coroutine waits in a slot or the list.
 func (e *Executor) anyReady() bool {
 	if e.readyQ.n.Load() != 0 {
 		return true
