@@ -204,10 +204,10 @@ func TestBodyLeavesThreadLocked(t *testing.T) {
 }
 
 // Coroutines woken together form one ready chain. If the first of them to
-// run then blocks where the runtime cannot see (here a Go channel), the
-// rest of the chain must still run on another worker: the last of them is
-// the one that unblocks the first. A chain kept private to the blocked
-// driver hangs here (the watchdog reports it).
+// run then blocks in a channel wait (Park's blocking path, not a suspend),
+// the rest of the chain must still run on another worker: the last of them
+// is the one that sends to it. A chain kept by the blocked driver hangs
+// here (the watchdog reports it).
 func TestReadyChainNotStranded(t *testing.T) {
 	testutil.NoLeak(t)
 	rt := newRuntime(t, stealing.Workers(2))
@@ -221,23 +221,30 @@ func TestReadyChainNotStranded(t *testing.T) {
 					return err
 				}
 				var ran atomic.Int32
-				release := make(chan struct{})
+				ch, err := kc.NewChan[int](0)
+				if err != nil {
+					return err
+				}
 				before := rt.Stats()
+				var ws []*kc.Job
 				for range waiters {
-					if _, err := j.Launch(func(c *kc.Job) error {
+					w, err := j.Launch(func(c *kc.Job) error {
 						if err := gate.Join(c); !errors.Is(err, kc.ErrCancelled) {
 							return err
 						}
 						switch ran.Add(1) {
 						case 1:
-							<-release // blocks its driver, invisibly to the runtime
+							_, err := ch.Recv(c) // blocks its driver until the last one sends
+							return err
 						case waiters:
-							close(release)
+							return ch.Send(c, 1)
 						}
 						return nil
-					}); err != nil {
+					})
+					if err != nil {
 						return err
 					}
+					ws = append(ws, w)
 				}
 				for { // every waiter parked on the gate
 					s := rt.Stats()
@@ -247,15 +254,11 @@ func TestReadyChainNotStranded(t *testing.T) {
 					runtime.Gosched()
 				}
 				gate.Cancel(nil)
-				if err := j.Scope(func(*kc.Job) error { return nil }); err != nil {
-					return err
-				}
-				for ran.Load() < waiters {
-					if err := j.Yield(); err != nil {
+				for _, w := range ws {
+					if err := w.Join(j); err != nil {
 						return err
 					}
 				}
-				<-release
 			}
 			return nil
 		})

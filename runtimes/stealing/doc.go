@@ -102,12 +102,13 @@
 //   - A driver resumes a ready coroutine by switching to it: the coroutine
 //     that found it (between two tasks) yields it to the driver and goes
 //     to the idle pool. Taking a chain is a swap to nil (a slot) or a pop
-//     under the list's mutex, so each resume is taken once; the taker runs
-//     the head and puts the rest of the chain back on the list, with a
-//     wake, at once: a chain kept by one driver would be stranded if the
-//     coroutine it runs next blocked without suspending (a channel wait, a
-//     Go channel), and the stranded coroutine could be the one that
-//     unblocks it. The coroutine states (coro.go)
+//     under the list's mutex, so each resume is taken once; the taker keeps
+//     the rest of a chain as its own, resumes it before anything else, and
+//     gives it back to the list if it leaves or if the coroutine it runs
+//     blocks in Park without suspending (a channel wait), since the chain
+//     could hold the coroutine that wakes it. A body that blocks where the
+//     runtime cannot see (a Go channel) keeps its driver's chain until it
+//     returns. The coroutine states (coro.go)
 //     are checked at each hand-off: a second Resume panics instead of
 //     running the coroutine twice.
 //
@@ -151,7 +152,8 @@
 //
 // A body that calls runtime.Goexit ends its coroutine; iter.Pull passes the
 // Goexit on to the driver that resumed it, whose deferred handler gives
-// its slot back and wakes a replacement, as for a plain worker.
+// its slot back, hands its ready chain to the list and wakes a
+// replacement, as for a plain worker.
 //
 // # Blocking
 //

@@ -174,6 +174,7 @@ func (e *Executor) Park(p *kc.Parker) {
 		p.Wait() // if woken: at most a short wait for the signal, no compensation needed
 		return
 	}
+	e.releaseChain()
 	e.sched.running.Add(-1)
 	if e.anyWork() {
 		e.wake()

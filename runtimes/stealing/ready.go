@@ -3,6 +3,8 @@ package stealing
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // readyBatch is the longest chain of woken coroutines a ready slot holds:
@@ -126,35 +128,31 @@ func (e *Executor) ready(c *coro) {
 	e.wake()
 }
 
-// adopt takes the chain headed by r: the caller runs r now, and the rest
-// of the chain goes back to the ready list at once, with a wake, rather
-// than waiting on the caller. A chain kept private to one driver would be
-// stranded whenever the coroutine that driver runs next blocks without
-// suspending (a channel wait, a Go channel or a mutex inside a body): no
-// other driver could see it, and the coroutine it holds may be the very
-// one that would unblock the driver (a Join whose end cancels the blocked
-// sender). Cost: one ready-list push per chain of up to readyBatch wakes.
-func (e *Executor) adopt(r *coro) *coro {
-	if rest := r.link; rest != nil {
-		r.link = nil
-		rest.n.Store(0) // the length is only read on slot heads
-		e.readyQ.push(rest)
-		e.wake()
-	}
+// adopt takes the chain headed by r for d: d runs r now and keeps the rest
+// as its own chain, which it resumes before it takes anything else. d's
+// chain must be empty.
+func (d *worker) adopt(r *coro) *coro {
+	d.ready = r.link
+	r.link = nil
 	return r
 }
 
-// takeReady returns a ready coroutine: from the ready list, or the ready
-// slot of the caller's P; nil if there is none.
-func (e *Executor) takeReady() *coro {
+// takeReady returns a ready coroutine for d: from d's own chain, the ready
+// slot of the caller's P, or the ready list; nil if there is none.
+func (e *Executor) takeReady(d *worker) *coro {
+	if r := d.ready; r != nil {
+		d.ready = r.link
+		r.link = nil
+		return r
+	}
 	if r := e.readyQ.pop(); r != nil {
-		return e.adopt(r)
+		return d.adopt(r)
 	}
 	pid := procPin()
 	if pid < len(e.readies) && e.readies[pid].c.Load() != nil {
 		if r := e.readies[pid].take(); r != nil {
 			procUnpin()
-			return e.adopt(r)
+			return d.adopt(r)
 		}
 	}
 	procUnpin()
@@ -171,14 +169,26 @@ func (e *Executor) stealReady(d *worker) *coro {
 		s := &e.readies[(start+i)%n]
 		if s.c.Load() != nil {
 			if r := s.take(); r != nil {
-				return e.adopt(r)
+				return d.adopt(r)
 			}
 		}
 	}
 	return nil
 }
 
-// anyReady reports whether a ready coroutine waits in a slot or the list.
+// dropReady gives d's chain to the ready list before d stops running
+// tasks (it leaves, or its body ended it), and wakes a worker for it.
+func (e *Executor) dropReady(d *worker) {
+	if r := d.ready; r != nil {
+		d.ready = nil
+		r.n.Store(0) // the length is only read on slot heads
+		e.readyQ.push(r)
+		e.wake()
+	}
+}
+
+// anyReady reports whether a ready coroutine waits in a slot or the list
+// (drivers' own chains do not count: their drivers are running).
 func (e *Executor) anyReady() bool {
 	if e.readyQ.n.Load() != 0 {
 		return true
@@ -189,4 +199,21 @@ func (e *Executor) anyReady() bool {
 		}
 	}
 	return false
+}
+
+// releaseChain hands the ready chain of the caller's driver to the ready
+// list, when the caller is a loop coroutine about to block without
+// suspending (Park's blocking path): its driver waits with it, so the
+// chain would be stranded, and a coroutine in it may be the one that
+// wakes the caller (a Join whose end cancels a blocked sender). The
+// driver is inside resume, so the running coroutine owns its fields. A
+// body that blocks where the runtime cannot see (a Go channel, a mutex)
+// still holds its driver's chain until it returns.
+func (e *Executor) releaseChain() {
+	if !goruntime.GOK {
+		return
+	}
+	if c := e.gt.lookup(goruntime.G()); c != nil && c.drv != nil {
+		e.dropReady(c.drv)
+	}
 }

@@ -14,6 +14,7 @@ const (
 // P's ring, spinning to steal, idle) is the code position plus spinning;
 // the shared view is the counters in schedState.
 type worker struct {
+	ready    *coro  // ready coroutines taken with a chain, resumed before anything else (through link)
 	idle     *coro  // the stash of idle coroutines (see stashIdle), through link
 	nidle    int    // the stash's length
 	spinning bool   // counted in schedState.spinning
@@ -214,7 +215,7 @@ func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
 	w.ticks++
 	fair := w.ticks%injectEvery == 0
 	if !fair {
-		if r := e.takeReady(); r != nil {
+		if r := e.takeReady(w); r != nil {
 			return nil, r
 		}
 	} else if t := e.fromInjector(); t != nil {
@@ -239,7 +240,7 @@ func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
 	}
 	procUnpin()
 	if fair {
-		if r := e.takeReady(); r != nil {
+		if r := e.takeReady(w); r != nil {
 			return nil, r
 		}
 	}
