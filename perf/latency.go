@@ -2,6 +2,7 @@ package perf
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -83,7 +84,7 @@ func kcLatencyOp(workload string, j *kc.Job) (func() error, error) {
 // SampleLatency times samples single operations of workload (JobCreate or
 // AwaitPending) on backend, one after the other, each with a time.Now
 // delta, after an untimed warm-up of samples/10+100 ops in the same warm
-// runtime (or peer state). One JobCreate op is Launch of an empty child
+// runtime (or peer state) and a garbage collection. One JobCreate op is Launch of an empty child
 // into a long-lived nursery plus Join of that child (peers: WaitGroup.Go or
 // errgroup/conc Go on a long-lived group, then Wait; the floor: one op of
 // the JobCreate floor); one AwaitPending op is exactly one op of the
@@ -129,13 +130,19 @@ func SampleLatency(workload, backend string, samples int) ([]time.Duration, erro
 	return out, nil
 }
 
-// sample runs op warm times, then times it once per element of out.
+// sample runs op warm times, then collects garbage, then times op once
+// per element of out. The collection makes every series start from the
+// same heap: without it the timed ops allocate from memory the scavenger
+// has returned to the OS after the throughput benchmarks, and about 1% of
+// them take a page fault, which sets p99 for whichever backend happens to
+// be sampled while the heap is in that state.
 func sample(op func() error, warm int, out []time.Duration) error {
 	for range warm {
 		if err := op(); err != nil {
 			return err
 		}
 	}
+	runtime.GC()
 	for i := range out {
 		t0 := time.Now()
 		err := op()
