@@ -84,8 +84,9 @@ func kcLatencyOp(workload string, j *kc.Job) (func() error, error) {
 // SampleLatency times samples single operations of workload (JobCreate or
 // AwaitPending) on backend, one after the other, each with a time.Now
 // delta, after an untimed warm-up of samples/10+100 ops in the same warm
-// runtime (or peer state) and a garbage collection. One JobCreate op is Launch of an empty child
-// into a long-lived nursery plus Join of that child (peers: WaitGroup.Go or
+// runtime (or peer state) and a garbage collection. One JobCreate op is
+// Launch of an empty child into a long-lived nursery plus Join of that
+// child (peers: WaitGroup.Go or
 // errgroup/conc Go on a long-lived group, then Wait; the floor: one op of
 // the JobCreate floor); one AwaitPending op is exactly one op of the
 // AwaitPending workload. The durations come back

@@ -166,16 +166,15 @@
 //
 // A backend implements Executor's four methods: Spawn, Park, AfterFunc and
 // Close, and may implement Yielder (Job.Yield then calls it instead of
-// runtime.Gosched). It calls into the core through Task (Run, or RunOn with a Worker
-// of its own, and Finished to spot a stale queue entry), Worker (Flush)
+// runtime.Gosched). It calls into the core through Task (Run, or RunOn with a
+// Worker of its own, and Finished to spot a stale queue entry), Worker (Flush)
 // and Parker (Wait or Suspend, and the hints Worker, Quick and Spin). Each
-// obligation is documented on the type or method that carries it: Spawn
-// never blocks and never runs a task on the caller's stack; Park calls Wait
-// exactly once, or hands the wait off with Suspend and returns only after
-// its Resumer was called;
-// Run and RunOn may end their goroutine (runtime.Goexit), so a goroutine
-// that runs tasks keeps its bookkeeping in deferred calls; a Worker is
-// flushed before its goroutine stops running tasks; Spin is never called on
+// obligation is documented on the type or method that carries it: Spawn never
+// blocks and never runs a task on the caller's stack; Park calls Wait exactly
+// once, or hands the wait off with Suspend and returns only after its Resumer
+// was called; Run and RunOn may end their goroutine (runtime.Goexit), so a
+// goroutine that runs tasks keeps its bookkeeping in deferred calls; a Worker
+// is flushed before its goroutine stops running tasks; Spin is never called on
 // a goroutine locked to its OS thread; Close waits for every task and every
 // goroutine the executor started.
 //

@@ -173,8 +173,8 @@ type Parker struct {
 	// reason is the wake reason, 0 until the first wake. Written once by CAS
 	// (the winner then calls signal); read by the woken goroutine after
 	// Wait returns, which signal's release (the hand-off word's swap, or the
-	// WaitGroup) orders after the CAS, and by Spin
-	// before (an atomic load: it may race with the CAS).
+	// WaitGroup) orders after the CAS, and by Spin before (an atomic load:
+	// it may race with the CAS).
 	reason atomic.Uint32
 	worker bool // immutable after init: see Worker
 	quick  bool // immutable after init: the wake usually comes at once (see Spin)

@@ -98,9 +98,9 @@ func TestParkerHandoffQuick(t *testing.T) {
 	p.Wait()
 }
 
-// TestParkerHandoffReuse checks that signal's last touch is Done or Resume:
-// a Parker zeroed and re-initialised right after its Wait returns, as a
-// channel's spare wait node is, must behave as a new one, round after
+// TestParkerHandoffReuse checks that signal's last touch is Done, Resume or
+// the ready: a Parker zeroed and re-initialised right after its Wait returns,
+// as a channel's spare wait node is, must behave as a new one, round after
 // round; under -race a touch after Done shows as a race with the zeroing.
 func TestParkerHandoffReuse(t *testing.T) {
 	p := new(Parker)

@@ -63,7 +63,7 @@ type coroMsg uint8
 const (
 	msgSuspend coroMsg = iota // a task body parked on c.park: hand the wait off
 	msgSwitch                 // between tasks, c found a ready coroutine (c.switchTo) for the driver to run
-	msgExit                   // the driver must stop running tasks (idle pool full, or Close)
+	msgExit                   // the driver must stop running tasks (enough workers are idle already, or Close)
 	msgYield                  // a task body yielded (Executor.Yield): put c on the yield list
 )
 

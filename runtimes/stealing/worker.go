@@ -150,8 +150,8 @@ func (e *Executor) retire() bool {
 // findWork returns the next thing for loop coroutine c to do: a ready
 // coroutine to switch to (its batch is then flushed), which comes before
 // any task, or a task to run. It goes idle as long as there is neither;
-// (nil, nil) once the executor is closed and the worker should exit, or
-// the idle pool is full.
+// (nil, nil) once the executor is closed, or enough workers are idle
+// already (see idleWait), and the worker should exit.
 func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 	w := c.drv
 	for {
@@ -201,16 +201,16 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 	}
 }
 
-// findLocal returns a ready coroutine if there is one (takeReady), else
-// checks the ring of the P the worker runs on, LIFO slot first, then the
-// injector. On every injectEvery-th call the ready coroutines come last
-// instead, so that wakes that keep coming cannot starve queued tasks. On every injectEvery-th call it checks the injector
-// first, and on every injectEvery-th task taken from a ring it takes the
-// ring's FIFO before its LIFO slot, so that neither the injector nor the
-// FIFO can be starved (spec 05 fairness rule). The FIFO's turn is counted
-// on the ring (its progress), not on the worker: temporary workers come
-// and go, and a count that starts again with each new worker could keep
-// the FIFO waiting for as long as they churn.
+// findLocal returns a ready coroutine if there is one (takeReady), else checks
+// the ring of the P the worker runs on, LIFO slot first, then the injector. On
+// every injectEvery-th call it checks the injector and the yield list first
+// and the ready coroutines last, so that wakes that keep coming cannot starve
+// queued tasks, and on every injectEvery-th task taken from a ring it takes
+// the ring's FIFO before its LIFO slot, so that neither the injector nor the
+// FIFO can be starved (spec 05 fairness rule). The FIFO's turn is counted on
+// the ring (its progress), not on the worker: temporary workers come and go,
+// and a count that starts again with each new worker could keep the FIFO
+// waiting for as long as they churn.
 func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
 	w.ticks++
 	fair := w.ticks%injectEvery == 0
