@@ -201,7 +201,11 @@ const (
 // signal), so the plain stores here race with nothing.
 func (p *Parker) init(worker bool) {
 	if directPark {
-		p.hand.Store(handWaiting)
+		// Only a reused Parker holds another state; a fresh one is zero,
+		// and the load spares it a locked store.
+		if p.hand.Load() != handWaiting {
+			p.hand.Store(handWaiting)
+		}
 	} else {
 		p.sema.Add(1)
 	}
