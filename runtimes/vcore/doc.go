@@ -127,10 +127,11 @@
 //     sleep and park with their thread unlocked, keeping their core
 //     (idle.go). Spec 05's workers stay on their thread throughout, but in
 //     Go a locked goroutine that blocks costs a thread hand-off each way,
-//     13-100 µs a round trip against a few hundred ns for a plain
-//     goroutine, and that round trip, paid at every sleep and wake, put
-//     vcore several times behind the stealing backend wherever tasks wait
-//     (channel ping-pong, many waiters of one job). Pinned owners keep spec
+//     13-100 µs a round trip (DESIGN.md's measured facts) against a few
+//     hundred ns for a plain goroutine, and that round trip, paid at every
+//     sleep and wake, put vcore several times behind the stealing backend
+//     wherever tasks wait (channel ping-pong, many waiters of one job).
+//     Pinned owners keep spec
 //     05's locked workers: they never unlock until they give their core up.
 //
 // # Costs
@@ -172,22 +173,22 @@
 //
 // # Where vcore stays behind the stealing backend
 //
-// (kcbench run -backends vcore,stealing measures both in one run.) On
-// AwaitPending (an await of a child just launched, which the awaiter runs
-// inline), JobCreate, FanOut, the channel workloads, WaitersStorm and
-// NestedScopes, vcore is within about a tenth of the stealing backend's
-// time or ahead of it. On AwaitPending that takes the next slot: with the
-// child in an inbox, about a third of vcore's CPU time goes to the ring's
-// push and pop, the active_tasks add and the child's claim, each on a cache
-// line another core also writes, as the idle core pops and drops the stale
-// entries, and vcore takes about one and a half times the stealing
-// backend's time. The next slot keeps all of that on the parent's core.
+// (kcbench run -backends vcore,stealing measures both in one run;
+// reports/baseline/report.md holds one such run.) On AwaitPending (an await
+// of a child just launched, which the awaiter runs inline), JobCreate,
+// FanOut, the channel workloads, WaitersStorm and NestedScopes, vcore is
+// within about a fifth of the stealing backend's time or ahead of it. On
+// AwaitPending that takes the next slot: with the child in an inbox, much
+// of vcore's CPU time went to the ring's push and pop, the active_tasks add
+// and the child's claim, each on a cache line another core also writes, as
+// the idle core popped and dropped the stale entries. The next slot keeps
+// all of that on the parent's core.
 //
 // It stays behind on CancelFanout (waking a thousand parked tasks, each a
-// goroutine that takes a core back or finishes coreless), by a half and
-// more in a noisy run, on JobCreate's tail latency, and furthest on
-// SleepWake (a 1 µs timer sleep), at two to three times the stealing
-// backend's time. SleepWake is latency, not work: the process is mostly
+// goroutine that takes a core back or finishes coreless), by a third to a
+// half, on JobCreate's latency (its median and p90 most), and on SleepWake
+// (a 1 µs timer sleep), where it takes up to two to three times the
+// stealing backend's time. SleepWake is latency, not work: the process is mostly
 // idle, waiting in the OS for the timer's wake-up, which a profile shows:
 //
 //	go run ./cmd/kcbench profile -bench SleepWake -backend vcore -vs stealing

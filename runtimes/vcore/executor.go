@@ -10,7 +10,8 @@ import (
 )
 
 // Executor is the vcore backend: a fixed set of virtual cores, each owned
-// by one goroutine locked to an OS thread at a time (see the package doc).
+// by one goroutine at a time, which locks its OS thread while it runs a
+// task (for its whole life when pinned; see the package doc).
 // The zero Executor is not usable; call New. All methods are safe for
 // concurrent use.
 type Executor struct {
@@ -34,8 +35,8 @@ type Executor struct {
 
 	nextID atomic.Uint64 // worker ids, unique; 0 means "no owner" in core.word
 
-	// retaken counts goroutines sysmon took a core from that still hold a
-	// locked thread. Only sysmon increments it (after a successful retake
+	// retaken counts goroutines sysmon took a core from that are still in
+	// the body they were running (with their thread locked). Only sysmon increments it (after a successful retake
 	// CAS) and only the stuck goroutine decrements it (when it notices,
 	// in lost or giveAway), so sysmon's check-then-retake keeps it at most
 	// TempWorkers without a CAS loop.
@@ -74,7 +75,7 @@ type Stats struct {
 	Retakes        uint64 // cores sysmon took from a stuck owner (temporary workers)
 	Helpers        uint64 // helpers sysmon started beyond the TempWorkers bound (helper.go)
 	Sleeps, Wakes  uint64 // owners that went to sleep; sleepers woken by others
-	Steals         uint64 // tasks taken from another core's inbox
+	Steals         uint64 // tasks taken from another core's inbox or next slot
 	PinErrors      uint64 // affinity syscalls that failed after New
 	Active         int64  // spec 05 active_tasks now
 }
@@ -126,17 +127,18 @@ func New(opts ...Option) (*Executor, error) {
 // Name returns "vcore".
 func (*Executor) Name() string { return "vcore" }
 
-// Spawn puts t in its caller's core's next slot when the caller is an
-// owner running a task (a child launched by its parent) and that slot
-// holds no task still to run (putNext); any other task goes to an inbox. That inbox is the one of the core chosen by a multiplicative
-// hash of the task's address (round robin in effect, with no shared
-// counter), or the global queue when that inbox is full of live tasks.
-// Spawn makes sure someone will run the task and never blocks. Cost: a
-// registry lookup (with goroutine keys only: a thread key would be a system
-// call), an atomic add, and for a child a load and a CAS on its own core;
-// for a task queued, a ring push, a load of the core's word, and a wake-up
-// (a channel send, or a goroutine start for a core nobody owns) only when
-// no owner is awake to find the task.
+// Spawn puts t in its caller's core's next slot when the caller is an owner
+// running a task (a child launched by its parent) and that slot holds no task
+// still to run (putNext); any other task goes to an inbox. That inbox is the
+// one of the core chosen by a multiplicative hash of the task's address (round
+// robin in effect, with no shared counter), or the global queue when that
+// inbox is full of live tasks. Spawn makes sure someone will run the task and
+// never blocks. Cost: a registry lookup (with goroutine keys only: a thread
+// key would be a system call), an atomic add, and for a child a load and a CAS
+// on its own core (plus an atomic add to end the finished task it replaces);
+// for a task queued, a ring push, a load of the core's word, and a wake-up (a
+// channel send, or a goroutine start for a core nobody owns) only when no
+// owner is awake to find the task.
 func (e *Executor) Spawn(t *kc.Task) {
 	if e.active.Add(1) == 1 {
 		e.mon.kick() // sysmon sleeps while nothing is active

@@ -13,20 +13,20 @@ const spinYieldEvery = 16
 
 // Owners without a task give their thread back.
 //
-// An owner holds its thread locked (LockOSThread) while it runs a task.
-// When it has none, because it is looking for work, spinning, asleep, or
-// inside Park, it unlocks it (loosen) and keeps its core: core.word still
-// says Running (or Sleeping) with its id, and with goroutine keys it stays
-// in the registry. It locks again (tighten) just before it runs a task or
-// returns to its body. Locking and unlocking cost a few ns when the
-// goroutine does not block in between; blocking while locked is what is
-// dear: a locked goroutine that blocks puts its thread to sleep and hands
-// its P to another thread, and its wake-up must hand the P back to that
-// very thread, 13-100 µs a round trip where an unlocked goroutine's is a
-// few hundred ns. So spins yield and sleeps block only unlocked. Pinned
-// owners never loosen: re-pinning would cost two system calls per round
-// and leave the CPU unpinned in between; they spin without yielding and
-// sleep locked, as spec 05's workers do.
+// An owner holds its thread locked (LockOSThread) while it runs a task. When
+// it has none, because it is looking for work, spinning, asleep, or inside
+// Park, it unlocks it (loosen) and keeps its core: core.word still says
+// Running (or Sleeping) with its id, and with goroutine keys it stays in the
+// registry. It locks again (tighten) just before it runs a task or returns to
+// its body. Locking and unlocking cost a few ns when the goroutine does not
+// block in between; blocking while locked is what is dear: a locked goroutine
+// that blocks puts its thread to sleep and hands its P to another thread, and
+// its wake-up must hand the P back to that very thread, 13-100 µs a round trip
+// (DESIGN.md's measured facts) where an unlocked goroutine's is a few hundred
+// ns. So spins yield and sleeps block only unlocked. Pinned owners never
+// loosen: re-pinning would cost two system calls per round and leave the CPU
+// unpinned in between; they spin without yielding and sleep locked, as spec
+// 05's workers do.
 
 // loosen gives w's thread back to the Go runtime while w keeps its core
 // (see above). With thread keys w leaves the registry first, as a thread
@@ -54,13 +54,13 @@ func (e *Executor) tighten(w *worker) {
 	w.locked = true
 }
 
-// findWork returns the next task for c's owner: own inbox, global queue,
-// then other inboxes; it spins for the configured budget, then sleeps. It
-// returns nil when the executor stops or when w lost c. Once the spin is
-// over, it takes another core's next slot (stealNext) before it sleeps. A
-// task comes back with w locked; nil may leave w loosened. Stale entries (Finished tasks)
-// are dropped here, so that an owner draining them neither locks its
-// thread nor yields for each.
+// findWork returns the next task for c's owner: its core's next slot, own
+// inbox, global queue, then other inboxes (poll); it spins for the configured
+// budget, then sleeps. It returns nil when the executor stops or when w lost
+// c. Once the spin is over, it takes another core's next slot (stealNext)
+// before it sleeps. A task comes back with w locked; nil may leave w loosened.
+// Stale entries (Finished tasks) are dropped here, so that an owner draining
+// them neither locks its thread nor yields for each.
 //
 // Before spinning, the loosened owner yields (Gosched): Go puts a
 // goroutine readied by a running one in that P's runnext slot, so without

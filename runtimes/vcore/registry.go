@@ -37,11 +37,12 @@ type worker struct {
 type workerRole uint8
 
 const (
-	// roleOwner: locked to its thread, registered, and the owner of
-	// w.core as far as it knows (sysmon may have taken the core; the
-	// goroutine finds out at its next check, lost). Next: roleParked
-	// (Park hands the core off), roleCoreless (it found the core taken),
-	// roleDone (stop, or a body's Goexit).
+	// roleOwner: the owner of w.core as far as it knows, locked to its thread
+	// and registered while it runs a task (an unpinned owner unlocks, and with
+	// thread keys unregisters, while it spins, sleeps or parks; see idle.go)
+	// (sysmon may have taken the core; the goroutine finds out at its next
+	// check, lost). Next: roleParked (Park hands the core off), roleCoreless
+	// (it found the core taken), roleDone (stop, or a body's Goexit).
 	roleOwner workerRole = iota
 
 	// roleParked: inside Park, unlocked, its core given away, waiting for
@@ -170,7 +171,7 @@ func (r *registry) self() *worker {
 		return nil
 	}
 	if regByG {
-		return r.find(uint64(goruntime.G()), n)
+		return r.find(regKey(), n)
 	}
 	goruntime.ProcPin()
 	w := r.find(threadID(), n)
