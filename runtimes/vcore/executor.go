@@ -206,11 +206,10 @@ func (e *Executor) dropStale(c *core) bool {
 			return took
 		}
 		took = true
-		if !t.Finished() {
+		if !e.endStale(t) {
 			e.global.push(t)
 			return true
 		}
-		e.taskDone()
 	}
 	return took
 }
@@ -307,4 +306,15 @@ func (e *Executor) taskDone() {
 		default:
 		}
 	}
+}
+
+// endStale ends t for active_tasks if it is Finished, and reports whether
+// it was: a stale queue entry, a child its parent ran inline, whose entry
+// ends here instead of in a Run.
+func (e *Executor) endStale(t *kc.Task) bool {
+	if !t.Finished() {
+		return false
+	}
+	e.taskDone()
+	return true
 }

@@ -73,12 +73,10 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 	var until time.Time
 	for n := 0; ; n++ {
 		if t := e.poll(w, c); t != nil {
-			if t.Finished() {
-				// A stale entry (its parent ran it inline): its end for
-				// active_tasks, without locking the thread for it. The
-				// beat moves: draining stale entries is progress.
+			if e.endStale(t) {
+				// Ended without locking the thread for it. The beat
+				// moves: draining stale entries is progress.
 				c.beat.Add(1)
-				e.taskDone()
 				continue
 			}
 			if spinning {
@@ -108,9 +106,8 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 			continue
 		}
 		if t := e.stealNext(c); t != nil {
-			if t.Finished() {
+			if e.endStale(t) {
 				c.beat.Add(1)
-				e.taskDone()
 				continue
 			}
 			e.nspinning.Add(-1)

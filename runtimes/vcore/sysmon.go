@@ -188,8 +188,7 @@ func (e *Executor) moveStaleNext() {
 		if !c.next.CompareAndSwap(t, nil) {
 			continue
 		}
-		if t.Finished() {
-			e.taskDone()
+		if e.endStale(t) {
 			continue
 		}
 		e.global.push(t)
