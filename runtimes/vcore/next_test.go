@@ -25,20 +25,9 @@ func TestNextSlotKeepsAwaitedChildren(t *testing.T) {
 	}
 	rt := kc.New(ex)
 	const n = 5000
-	one := func(*kc.Job) (int, error) { return 1, nil }
 	testutil.Watchdog(t, 10*time.Second, func() {
 		err = rt.Run(context.Background(), func(j *kc.Job) error {
-			for range n {
-				d, err := kc.Async(j, one)
-				if err != nil {
-					return err
-				}
-				if v, err := d.Await(j); err != nil || v != 1 {
-					t.Errorf("await: got %d, %v; want 1, nil", v, err)
-					return nil
-				}
-			}
-			return nil
+			return awaitOnes(t, j, n, nil)
 		})
 		if err != nil {
 			t.Error(err)
