@@ -2,7 +2,6 @@ package kc
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -167,8 +166,9 @@ func (w *Worker) Flush() {
 // hands to an executor.
 type Parker struct {
 	// sema has count 1 until signal: Wait blocks on it where directPark is
-	// false (race builds). Elsewhere Wait parks through hand and g.
-	sema sync.WaitGroup
+	// false (race builds). Elsewhere Wait parks through hand and g, and
+	// sema is an empty struct.
+	sema parkSema
 
 	// reason is the wake reason, 0 until the first wake. Written once by CAS
 	// (the winner then calls signal); read by the woken goroutine after
