@@ -156,7 +156,12 @@ func (e *Executor) Spawn(t *kc.Task) {
 	}
 	h := uint64(uintptr(unsafe.Pointer(t))>>4) * 0x9E3779B97F4A7C15
 	c := &e.cores[(h>>32)%uint64(len(e.cores))]
-	if c.inbox.push(t) || e.dropStale(c) && c.inbox.push(t) {
+	pushed := c.inbox.push(t)
+	if !pushed {
+		e.dropStale(c) // room for t, mostly: a full inbox holds stale entries
+		pushed = c.inbox.push(t)
+	}
+	if pushed {
 		e.kick(c)
 		return
 	}
@@ -231,21 +236,21 @@ const staleScan = 32
 // core whose owner is busy running that very parent. A dropped entry is
 // its task's end for active_tasks (taskDone), as a Run of it would be. The
 // first live task it meets goes to the global queue, still queued and
-// counted. It reports whether it took anything off the inbox.
-func (e *Executor) dropStale(c *core) bool {
-	took := false
+// counted. So it always leaves room, unless others filled the inbox again,
+// or finds some: an inbox found empty was drained by other owners since the
+// caller's push failed, and the caller tries it again either way rather than
+// the global queue.
+func (e *Executor) dropStale(c *core) {
 	for range staleScan {
 		t := c.inbox.pop()
 		if t == nil {
-			return took
+			return
 		}
-		took = true
 		if !e.endStale(t) {
 			e.global.push(t)
-			return true
+			return
 		}
 	}
-	return took
 }
 
 // Park blocks the caller until the core wakes p. If the caller owns a
