@@ -220,7 +220,13 @@ func (e *Executor) wakeOne() {
 // sleep, stealNext's and sysmon's) business: counting them would keep c's
 // owner from sleeping while a busy parent's awaited child sits there.
 func (e *Executor) idle(c *core) bool {
-	if e.stop.Load() || !e.global.empty() || c.next.Load() != nil {
+	return !e.stop.Load() && c.next.Load() == nil && e.inboxesEmpty()
+}
+
+// inboxesEmpty reports whether the global queue and every inbox looked
+// empty (next slots aside). Advisory, like ring.empty.
+func (e *Executor) inboxesEmpty() bool {
+	if !e.global.empty() {
 		return false
 	}
 	for i := range e.cores {

@@ -134,25 +134,34 @@ func (*Executor) Name() string { return "vcore" }
 // robin in effect, with no shared counter), or the global queue when that
 // inbox is full of live tasks. Spawn makes sure someone will run the task and
 // never blocks. Cost: a registry lookup (with goroutine keys only: a thread
-// key would be a system call), an atomic add, and for a child a load and a CAS
-// on its own core (plus an atomic add to end the finished task it replaces);
-// for a task queued, a ring push, a load of the core's word, and a wake-up (a
-// channel send, or a goroutine start for a core nobody owns) only when no
-// owner is awake to find the task.
+// key would be a system call), and for a child a load and a CAS on its own
+// core, plus an atomic add unless t replaces a finished task (whose count t
+// takes over); for a task queued, an atomic add, a ring push, a load of the
+// core's word, and a wake-up (a channel send, or a goroutine start for a core
+// nobody owns) only when no owner is awake to find the task.
 func (e *Executor) Spawn(t *kc.Task) {
-	if e.active.Add(1) == 1 {
-		e.mon.kick() // sysmon sleeps while nothing is active
-	}
+	counted := false
 	if regByG {
 		if w := e.reg.self(); w != nil && w.core != nil {
-			if t = e.putNext(w, t); t == nil {
+			switch e.putNext(w, t) {
+			case nextPut:
 				return
+			case nextCounted:
+				counted = true
 			}
 		}
 	}
+	if !counted {
+		e.begin()
+	}
 	h := uint64(uintptr(unsafe.Pointer(t))>>4) * 0x9E3779B97F4A7C15
 	c := &e.cores[(h>>32)%uint64(len(e.cores))]
-	if c.inbox.push(t) || e.dropStale(c) && c.inbox.push(t) {
+	pushed := c.inbox.push(t)
+	if !pushed {
+		e.dropStale(c) // room for t, mostly: a full inbox holds stale entries
+		pushed = c.inbox.push(t)
+	}
+	if pushed {
 		e.kick(c)
 		return
 	}
@@ -160,32 +169,62 @@ func (e *Executor) Spawn(t *kc.Task) {
 	e.wakeOne()
 }
 
+// begin counts a new task in active_tasks (spec 05's increment), before
+// the task becomes visible in a queue, so that a task that is queued or
+// running is always counted (Close relies on it).
+func (e *Executor) begin() {
+	if e.active.Add(1) == 1 {
+		e.mon.kick() // sysmon sleeps while nothing is active
+	}
+}
+
+// nextResult is what putNext did with a task.
+type nextResult uint8
+
+const (
+	nextNone    nextResult = iota // left the slot alone and counted nothing: the caller queues t
+	nextCounted                   // counted t (begin) but lost the slot: the caller queues t uncounted
+	nextPut                       // t is in the slot and counted: the caller is done
+)
+
 // putNext stores t in the next slot of w's core if the slot is empty or
 // holds a Finished task (its parent ran it inline: the common case of an
-// awaited child), which it drops, its end for active_tasks; it then
-// returns nil. If the slot holds a task still to run, it leaves it there
-// and returns t for the caller to queue: a parent launching many children
-// spreads them over the inboxes as before. w is the caller's own worker
-// (registry.self returns nothing else), so w.core is the caller's to read.
-// Nobody is woken: the core's owner is the caller, which takes the slot
-// when it next looks for work, hands it on with the core in Park
-// (giveAway), or, stuck in its body, leaves it to sysmon (moveStaleNext).
-// If the word does not name w Running, sysmon retook the core and its new
-// owner may be asleep: Dekker with its sleep (store the slot, then load
-// the word; it stores Sleeping, then idle loads the slot), so kick.
-func (e *Executor) putNext(w *worker, t *kc.Task) *kc.Task {
+// awaited child). Into an empty slot t goes counted (begin, before the CAS
+// that publishes it). A Finished task it replaces hands its count in
+// active_tasks over to t: that task ends as t is queued, so the count
+// never falls below the tasks queued or running, and neither its end
+// (taskDone) nor t's begin is paid. If the slot holds a task still to run,
+// putNext leaves it there for the caller to queue t: a parent launching
+// many children spreads them over the inboxes as before. w is the caller's
+// own worker (registry.self returns nothing else), so w.core is the
+// caller's to read. Nobody is woken: the core's owner is the caller, which
+// takes the slot when it next looks for work, hands it on with the core in
+// Park (giveAway), or, stuck in its body, leaves it to sysmon
+// (moveStaleNext). If the word does not name w Running, sysmon retook the
+// core and its new owner may be asleep: Dekker with its sleep (store the
+// slot, then load the word; it stores Sleeping, then idle loads the slot),
+// so kick.
+func (e *Executor) putNext(w *worker, t *kc.Task) nextResult {
 	c := w.core
-	old := c.next.Load()
-	if old != nil && !old.Finished() || !c.next.CompareAndSwap(old, t) {
-		return t
+	switch old := c.next.Load(); {
+	case old == nil:
+		e.begin()
+		if !c.next.CompareAndSwap(nil, t) {
+			return nextCounted
+		}
+	case old.Finished():
+		// Only takers (CAS old -> nil, each then ending old) move the
+		// slot away from old, so winning this CAS makes old's end ours.
+		if !c.next.CompareAndSwap(old, t) {
+			return nextNone
+		}
+	default:
+		return nextNone
 	}
 	if c.word.Load() != mkword(w.id, coreRunning) {
 		e.kick(c)
 	}
-	if old != nil {
-		e.taskDone()
-	}
-	return nil
+	return nextPut
 }
 
 // staleScan bounds how many entries one dropStale looks at.
@@ -197,21 +236,21 @@ const staleScan = 32
 // core whose owner is busy running that very parent. A dropped entry is
 // its task's end for active_tasks (taskDone), as a Run of it would be. The
 // first live task it meets goes to the global queue, still queued and
-// counted. It reports whether it took anything off the inbox.
-func (e *Executor) dropStale(c *core) bool {
-	took := false
+// counted. So it always leaves room, unless others filled the inbox again,
+// or finds some: an inbox found empty was drained by other owners since the
+// caller's push failed, and the caller tries it again either way rather than
+// the global queue.
+func (e *Executor) dropStale(c *core) {
 	for range staleScan {
 		t := c.inbox.pop()
 		if t == nil {
-			return took
+			return
 		}
-		took = true
 		if !e.endStale(t) {
 			e.global.push(t)
-			return true
+			return
 		}
 	}
-	return took
 }
 
 // Park blocks the caller until the core wakes p. If the caller owns a

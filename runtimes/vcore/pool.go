@@ -3,10 +3,12 @@ package vcore
 import "sync"
 
 // poolMax bounds the idle owner goroutines kept for reuse. A WaitersStorm
-// of n awaiters hands its core to a fresh owner at each of its n parks and
-// retires n coreless goroutines after the wake, so the pool covers bursts
-// of that size; past it, a retiring goroutine ends.
-const poolMax = 128
+// or CancelFanout of n waiters hands its core to a fresh owner at each of
+// its n parks and retires n coreless goroutines after the wake, so the pool
+// covers bursts of that size, a thousand tasks parked at once included;
+// past it, a retiring goroutine ends. An idle pooled goroutine costs its
+// stack, which the garbage collector shrinks while it waits: a few KiB.
+const poolMax = 1024
 
 // Owner goroutines are reused.
 //

@@ -159,11 +159,11 @@ func (e *Executor) retake(now time.Time, last *time.Time) (did, capped bool) {
 // queuesEmpty reports whether the global queue, every inbox and every next
 // slot looked empty. Advisory.
 func (e *Executor) queuesEmpty() bool {
-	if !e.global.empty() {
+	if !e.inboxesEmpty() {
 		return false
 	}
 	for i := range e.cores {
-		if !e.cores[i].inbox.empty() || e.cores[i].next.Load() != nil {
+		if e.cores[i].next.Load() != nil {
 			return false
 		}
 	}

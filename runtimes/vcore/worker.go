@@ -1,6 +1,7 @@
 package vcore
 
 import (
+	"iter"
 	"runtime"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
@@ -195,14 +196,26 @@ func (e *Executor) poll(w *worker, c *core) *kc.Task {
 	if t := e.global.pop(); t != nil {
 		return t
 	}
-	for i := 1; i < len(e.cores); i++ {
-		v := &e.cores[(c.id+i)%len(e.cores)]
+	for v := range e.others(c) {
 		if t := v.inbox.pop(); t != nil {
 			e.stats.steals.Add(1)
 			return t
 		}
 	}
 	return nil
+}
+
+// others yields every core but c, in the order c's owner steals in: from
+// the core after c round to the one before it, so that owners of different
+// cores start their steals at different victims.
+func (e *Executor) others(c *core) iter.Seq[*core] {
+	return func(yield func(*core) bool) {
+		for i := 1; i < len(e.cores); i++ {
+			if !yield(&e.cores[(c.id+i)%len(e.cores)]) {
+				return
+			}
+		}
+	}
 }
 
 // holdsWork reports whether work waits that c's owner would take: c's next
@@ -215,8 +228,7 @@ func (e *Executor) holdsWork(c *core) bool {
 // to sleep: that task's parent has not run it for a whole spin, so it is
 // not waiting to run it inline. It reports nil if every slot is empty.
 func (e *Executor) stealNext(c *core) *kc.Task {
-	for i := 1; i < len(e.cores); i++ {
-		v := &e.cores[(c.id+i)%len(e.cores)]
+	for v := range e.others(c) {
 		if t := v.takeNext(); t != nil {
 			e.stats.steals.Add(1)
 			return t
