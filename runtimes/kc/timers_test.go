@@ -1,0 +1,85 @@
+package kc_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kcbench/kcbench/internal/testutil"
+	"github.com/kcbench/kcbench/runtimes/goroutine"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// lateTimers hands every timer's callback to a goroutine that runs it only
+// once release is closed, and whose Stop always comes too late (it reports
+// false: the call has started). The core must then count the timer as
+// pending until the callback has returned.
+type lateTimers struct {
+	*goroutine.Executor
+	release chan struct{}
+	armed   atomic.Int32 // callbacks handed out
+	entered atomic.Int32 // callbacks started
+}
+
+func (e *lateTimers) AfterFunc(_ time.Duration, f func()) kc.Timer {
+	e.armed.Add(1)
+	go func() {
+		<-e.release
+		e.entered.Add(1)
+		f()
+	}()
+	return lateTimer{}
+}
+
+type lateTimer struct{}
+
+func (lateTimer) Stop() bool { return false }
+
+// TestCloseWaitsForTimerCallbacks checks that Runtime.Close returns only
+// after every timer callback whose Stop came too late has returned, for
+// each way the core arms a timer (Sleep, a timed WaitAll, WithTimeout),
+// and that it does not return while one is still held back.
+func TestCloseWaitsForTimerCallbacks(t *testing.T) {
+	ex := &lateTimers{Executor: goroutine.New(), release: make(chan struct{})}
+	rt := kc.New(ex)
+	err := rt.Run(context.Background(), func(j *kc.Job) error {
+		if _, err := j.Launch(func(c *kc.Job) error {
+			return c.Sleep(time.Hour)
+		}); err != nil {
+			return err
+		}
+		if err := j.WithTimeout(time.Hour, func(*kc.Job) error { return nil }); err != nil {
+			return err
+		}
+		nur, err := j.Open()
+		if err != nil {
+			return err
+		}
+		if _, err := nur.Launch(func(*kc.Job) error { return nil }); err != nil {
+			return err
+		}
+		if err := nur.WaitAll(time.Hour); err != nil {
+			return err
+		}
+		nur.Close()
+		j.Cancel(nil) // ends the sleeper; its timer's Stop comes too late
+		return nil
+	})
+	if err == nil {
+		t.Fatal("Run = nil; want the cancellation")
+	}
+	closed := make(chan struct{})
+	go func() { rt.Close(); close(closed) }()
+	select {
+	case <-closed:
+		t.Fatalf("Close returned with %d timer callbacks held back", ex.armed.Load())
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(ex.release)
+	testutil.Watchdog(t, time.Minute, func() { <-closed })
+	// Close returned, so every callback has returned: all have started.
+	if a, e := ex.armed.Load(), ex.entered.Load(); a != e {
+		t.Errorf("Close returned with %d of %d timer callbacks started; want all", e, a)
+	}
+}
