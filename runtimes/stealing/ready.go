@@ -1,8 +1,12 @@
 package stealing
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // readyBatch is the longest chain of woken coroutines a ready slot holds:
@@ -12,7 +16,7 @@ import (
 const readyBatch = 8
 
 // readySlot is the ready slot of one P, the coroutine counterpart of the Go
-// runtime's runnext: a chain (through coro.link, its length in the head's
+// runtime's runnext: a chain (through coro.rnext, its length in the head's
 // n) of coroutines woken by goroutines running on that P, which the driver
 // next running on the P resumes one by one before it takes a task. Only
 // the goroutine pinned to the P stores a non-nil chain (ready, and
@@ -20,7 +24,7 @@ const readyBatch = 8
 // the head (popOne); anyone takes the whole chain with a swap to nil (a
 // spinning thief in its last round). So the slot can change under a
 // pinned owner only to nil, and the owner's CAS from a head it loaded
-// cannot suffer ABA: a head's link and every n below it were written
+// cannot suffer ABA: a head's rnext and every n below it were written
 // before the head was published and do not change while it stays there.
 // Nothing stays in a driver's hands but the coroutine it runs: a body
 // that blocks where the runtime cannot see (a Go channel, a mutex) leaves
@@ -38,10 +42,9 @@ type readySlot struct {
 // caller must be pinned to the slot's P (see readySlot).
 func (s *readySlot) popOne() *coro {
 	r := s.c.Load()
-	if r == nil || !s.c.CompareAndSwap(r, r.link) {
+	if r == nil || !s.c.CompareAndSwap(r, r.rnext.Load()) {
 		return nil // empty, or a thief took the chain
 	}
-	r.link = nil
 	s.takes.Add(1)
 	return r
 }
@@ -119,22 +122,24 @@ func (e *Executor) ready(c *coro) {
 		s := &e.readies[pid].c
 		for {
 			old := s.Load()
-			c.link, spill = nil, nil
-			n := int32(1)
+			next, n := (*coro)(nil), int32(1)
+			spill = nil
 			if old != nil {
 				if k := old.n.Load(); k < readyBatch {
-					c.link, n = old, k+1
+					next, n = old, k+1
 				} else {
 					spill = old
 				}
 			}
+			c.setRnext(next)
 			c.n.Store(n)
 			if s.CompareAndSwap(old, c) {
 				break
 			}
 		}
 	} else {
-		c.link, spill = nil, c
+		c.setRnext(nil)
+		spill = c
 		c.n.Store(1)
 	}
 	procUnpin()
@@ -144,6 +149,20 @@ func (e *Executor) ready(c *coro) {
 	e.wake()
 }
 
+// setRnext sets c's successor in a ready chain, before c is published
+// (a CAS on a slot, or the list's mutex). A popper (popOne) may still
+// read it after c left the chain, and then drops what it read (its CAS
+// fails). On amd64 it is a plain store, ordered before the publishing CAS
+// (see ring.setTail); elsewhere, and under the race detector, an atomic
+// store.
+func (c *coro) setRnext(next *coro) {
+	if goruntime.RaceEnabled || runtime.GOARCH != "amd64" {
+		c.rnext.Store(next)
+		return
+	}
+	*(**coro)(unsafe.Pointer(&c.rnext)) = next
+}
+
 // adoptRest returns the head of the chain r, taken from the ready list or
 // another P's slot, to run now, and publishes the rest in the ready slot
 // of the caller's P, or, if that is taken or there is none, gives it back
@@ -151,8 +170,7 @@ func (e *Executor) ready(c *coro) {
 // published work, so wake follows, as after ready: the caller may block
 // in its body before it gets back to the slot.
 func (e *Executor) adoptRest(r *coro) *coro {
-	rest := r.link
-	r.link = nil
+	rest := r.rnext.Load()
 	if rest == nil {
 		return r
 	}
