@@ -81,8 +81,11 @@ type coro struct {
 	kw    kc.Worker              // releases of the parents of c's tasks (a task's run keeps a pointer to it, so it is c's, not the driver's)
 	park  *kc.Parker             // the wait c yielded from (coroSuspending)
 	to    *coro                  // the ready coroutine c hands its driver (msgSwitch)
-	link  *coro                  // next in a ready chain or in the idle pool
-	batch *coro                  // next chain in the ready list (on chain heads)
+	link  *coro                  // next in the idle pool
+	// rnext is the next in a ready chain (see readySlot). Atomic: a popper
+	// may read it from a head a thief took meanwhile (see setRnext).
+	rnext atomic.Pointer[coro]
+	batch *coro // next chain in the ready list (on chain heads)
 	// n is the length of the ready chain c heads. Atomic: ready reads the
 	// head of a slot's chain, which a taker may already have taken, run
 	// and readied again elsewhere (then its CAS fails and the read value

@@ -139,7 +139,7 @@ func TestReadyBatches(t *testing.T) {
 	seen := map[*coro]int{}
 	count := func(head *coro) int {
 		k := 0
-		for c := head; c != nil; c = c.link {
+		for c := head; c != nil; c = c.rnext.Load() {
 			seen[c]++
 			k++
 		}

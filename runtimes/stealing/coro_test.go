@@ -267,3 +267,64 @@ func TestReadyChainNotStranded(t *testing.T) {
 		}
 	})
 }
+
+// As TestReadyChainNotStranded, but the first waiter to run blocks in a
+// plain Go channel receive, where the runtime cannot see it (no Park):
+// the rest of its chain must still be where other workers (and the
+// monitor) find it, since the last of them closes the channel. A chain
+// kept in the blocked driver's hands hangs here (the watchdog reports it).
+func TestReadyChainNotStrandedGoChannel(t *testing.T) {
+	testutil.NoLeak(t)
+	rt := newRuntime(t, stealing.Workers(2))
+	defer rt.Close()
+	const waiters = 8 // one full ready chain
+	testutil.Watchdog(t, 30*time.Second, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			for range 50 {
+				gate, err := j.Launch(func(g *kc.Job) error { return g.Sleep(time.Hour) })
+				if err != nil {
+					return err
+				}
+				var ran atomic.Int32
+				goch := make(chan struct{})
+				before := rt.Stats()
+				var ws []*kc.Job
+				for range waiters {
+					w, err := j.Launch(func(c *kc.Job) error {
+						if err := gate.Join(c); !errors.Is(err, kc.ErrCancelled) {
+							return err
+						}
+						switch ran.Add(1) {
+						case 1:
+							<-goch // blocks its driver until the last one closes it
+						case waiters:
+							close(goch)
+						}
+						return nil
+					})
+					if err != nil {
+						return err
+					}
+					ws = append(ws, w)
+				}
+				for { // every waiter parked on the gate
+					s := rt.Stats()
+					if s.WaitersRegistered-before.WaitersRegistered >= waiters {
+						break
+					}
+					runtime.Gosched()
+				}
+				gate.Cancel(nil)
+				for _, w := range ws {
+					if err := w.Join(j); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}

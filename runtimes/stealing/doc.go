@@ -101,16 +101,17 @@
 //     anyWork counts ready slots and the list, so no wake-up is lost.
 //   - A driver resumes a ready coroutine by switching to it: the coroutine
 //     that found it (between two tasks) yields it to the driver and goes
-//     to the idle pool. Taking a chain is a swap to nil (a slot) or a pop
-//     under the list's mutex, so each resume is taken once; the taker keeps
-//     the rest of a chain as its own, resumes it before anything else, and
-//     gives it back to the list if it leaves or if the coroutine it runs
-//     blocks in Park without suspending (a channel wait), since the chain
-//     could hold the coroutine that wakes it. A body that blocks where the
-//     runtime cannot see (a Go channel) keeps its driver's chain until it
-//     returns. The coroutine states (coro.go)
-//     are checked at each hand-off: a second Resume panics instead of
-//     running the coroutine twice.
+//     to the idle pool. A driver takes one coroutine at a time: the head
+//     of its P's slot, with a CAS that only the goroutine pinned to the P
+//     makes (so it cannot suffer ABA), or a whole chain, with a swap to nil
+//     (a spinner stealing another P's slot) or a pop under the list's
+//     mutex, whose rest it parks in its own P's slot (or gives back to the
+//     list) and wakes a worker for. So each resume is taken once, and no
+//     coroutine waits in a driver's hands: a body that blocks where the
+//     runtime cannot see (a Go channel, a mutex) leaves the rest of a
+//     chain where other workers, and the monitor, find it. The coroutine
+//     states (coro.go) are checked at each hand-off: a second Resume
+//     panics instead of running the coroutine twice.
 //
 // Park finds out whether its caller is a loop coroutine of this executor,
 // and which, from the caller's goroutine identity (goruntime.G) in the g
@@ -152,8 +153,7 @@
 //
 // A body that calls runtime.Goexit ends its coroutine; iter.Pull passes the
 // Goexit on to the driver that resumed it, whose deferred handler gives
-// its slot back, hands its ready chain to the list and wakes a
-// replacement, as for a plain worker.
+// its slot back and wakes a replacement, as for a plain worker.
 //
 // # Blocking
 //

@@ -16,7 +16,6 @@ func (e *Executor) work() {
 			if plain != nil {
 				plain.kw.Flush()
 			}
-			e.dropReady(w)
 			e.flushIdle(w)
 			if !e.payDebt() {
 				e.sched.running.Add(-1)
@@ -69,11 +68,10 @@ func (e *Executor) runLoop(c *coro) coroMsg {
 	}
 }
 
-// leave flushes c's batch, hands its driver's ready chain to the ready
-// list and its idle stash to the pool, and goes idle (see idleWait).
+// leave flushes c's batch, hands its driver's idle stash to the pool, and
+// goes idle (see idleWait).
 func (e *Executor) leave(c *coro) bool {
 	c.kw.Flush()
-	e.dropReady(c.drv)
 	e.flushIdle(c.drv)
 	return e.idleWait(c.drv)
 }
@@ -128,7 +126,7 @@ func (e *Executor) drive(d *worker, c *coro) {
 // afterSuspend returns the coroutine on which d goes on: a ready one
 // (takeReady), else an idle one (d's stash, then the pool), else a new one.
 func (e *Executor) afterSuspend(d *worker) *coro {
-	if r := e.takeReady(d); r != nil {
+	if r := e.takeReady(); r != nil {
 		return r
 	}
 	if c := e.takeIdle(d); c != nil {

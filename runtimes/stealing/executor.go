@@ -155,12 +155,11 @@ func (e *Executor) spawnSlow(t *kc.Task) {
 // coroutine that waits for something other than a channel suspends its
 // coroutine: the driver hands the wait off to p (kc.Parker.Suspend) and goes
 // on running tasks on another coroutine, and the wake makes the coroutine
-// ready (see the package doc, Parking). Otherwise a worker that parks hands
-// its driver's ready chain to the ready list (releaseChain), gives up its
-// running slot, and wakes another worker if work is queued, so the number of
-// running workers stays at the target (compensation). When it is unparked it
-// finishes its task without a slot, as one unit of debt, which the next worker
-// to end a task pays by leaving (see work).
+// ready (see the package doc, Parking). Otherwise a worker that parks gives
+// up its running slot and wakes another worker if work is queued, so the
+// number of running workers stays at the target (compensation). When it is
+// unparked it finishes its task without a slot, as one unit of debt, which
+// the next worker to end a task pays by leaving (see work).
 func (e *Executor) Park(p *kc.Parker) {
 	if p == nil {
 		panic("stealing: Park(nil)")
@@ -175,7 +174,6 @@ func (e *Executor) Park(p *kc.Parker) {
 		p.Wait() // if woken: at most a short wait for the signal, no compensation needed
 		return
 	}
-	e.releaseChain()
 	e.sched.running.Add(-1)
 	if e.anyWork() {
 		e.wake()

@@ -25,7 +25,7 @@ func TestFairnessTakesInjector(t *testing.T) {
 	e.inj.push(nil, injected)
 	w := &worker{}
 	for i := 1; i <= 2*injectEvery; i++ {
-		w.ready = &coro{} // a ready coroutine is always there
+		e.readies[0].c.Store(&coro{}) // a ready coroutine is always there
 		task, r := e.findLocal(w)
 		if task == injected {
 			if i > injectEvery {

@@ -1,8 +1,10 @@
 package stealing
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
 )
@@ -14,20 +16,37 @@ import (
 const readyBatch = 8
 
 // readySlot is the ready slot of one P, the coroutine counterpart of the Go
-// runtime's runnext: a chain (through coro.link, its length in the head's
+// runtime's runnext: a chain (through coro.rnext, its length in the head's
 // n) of coroutines woken by goroutines running on that P, which the driver
-// next running on the P resumes before it takes a task. Only the goroutine
-// pinned to the P puts (ready); anyone takes the whole chain with a swap
-// to nil (the P's driver, or a spinning thief in its last round). Since
-// only the pinned owner ever stores a non-nil chain, the owner's CAS from
-// a chain it loaded cannot suffer ABA: the slot can only have changed to
-// nil meanwhile.
+// next running on the P resumes one by one before it takes a task. Only
+// the goroutine pinned to the P stores a non-nil chain (ready, and
+// adoptRest, which parks the rest of a chain taken elsewhere here) or pops
+// the head (popOne); anyone takes the whole chain with a swap to nil (a
+// spinning thief in its last round). So the slot can change under a
+// pinned owner only to nil, and the owner's CAS from a head it loaded
+// cannot suffer ABA: a head's rnext and every n below it were written
+// before the head was published and do not change while it stays there.
+// Nothing stays in a driver's hands but the coroutine it runs: a body
+// that blocks where the runtime cannot see (a Go channel, a mutex) leaves
+// the rest of its chain in the slot, for other drivers, spinners and the
+// monitor to see.
 type readySlot struct {
 	c atomic.Pointer[coro]
-	// takes counts chains taken; the monitor's progress signature of the
-	// slot (see monitor).
+	// takes counts heads and chains taken; the monitor's progress
+	// signature of the slot (see monitor).
 	takes atomic.Uint32
 	_     [64 - 12]byte
+}
+
+// popOne removes and returns the head of the slot's chain, or nil. The
+// caller must be pinned to the slot's P (see readySlot).
+func (s *readySlot) popOne() *coro {
+	r := s.c.Load()
+	if r == nil || !s.c.CompareAndSwap(r, r.rnext.Load()) {
+		return nil // empty, or a thief took the chain
+	}
+	s.takes.Add(1)
+	return r
 }
 
 // take removes and returns the slot's chain, or nil.
@@ -103,22 +122,24 @@ func (e *Executor) ready(c *coro) {
 		s := &e.readies[pid].c
 		for {
 			old := s.Load()
-			c.link, spill = nil, nil
-			n := int32(1)
+			next, n := (*coro)(nil), int32(1)
+			spill = nil
 			if old != nil {
 				if k := old.n.Load(); k < readyBatch {
-					c.link, n = old, k+1
+					next, n = old, k+1
 				} else {
 					spill = old
 				}
 			}
+			c.setRnext(next)
 			c.n.Store(n)
 			if s.CompareAndSwap(old, c) {
 				break
 			}
 		}
 	} else {
-		c.link, spill = nil, c
+		c.setRnext(nil)
+		spill = c
 		c.n.Store(1)
 	}
 	procUnpin()
@@ -128,34 +149,64 @@ func (e *Executor) ready(c *coro) {
 	e.wake()
 }
 
-// adopt takes the chain headed by r for d: d runs r now and keeps the rest
-// as its own chain, which it resumes before it takes anything else. d's
-// chain must be empty.
-func (d *worker) adopt(r *coro) *coro {
-	d.ready = r.link
-	r.link = nil
+// setRnext sets c's successor in a ready chain, before c is published
+// (a CAS on a slot, or the list's mutex). A popper (popOne) may still
+// read it after c left the chain, and then drops what it read (its CAS
+// fails). On amd64 it is a plain store, ordered before the publishing CAS
+// (see ring.setTail); elsewhere, and under the race detector, an atomic
+// store.
+func (c *coro) setRnext(next *coro) {
+	if goruntime.RaceEnabled || runtime.GOARCH != "amd64" {
+		c.rnext.Store(next)
+		return
+	}
+	*(**coro)(unsafe.Pointer(&c.rnext)) = next
+}
+
+// adoptRest returns the head of the chain r, taken from the ready list or
+// another P's slot, to run now, and publishes the rest in the ready slot
+// of the caller's P, or, if that is taken or there is none, gives it back
+// to the ready list: no coroutine waits in a driver's hands. The rest is
+// published work, so wake follows, as after ready: the caller may block
+// in its body before it gets back to the slot.
+func (e *Executor) adoptRest(r *coro) *coro {
+	rest := r.rnext.Load()
+	if rest == nil {
+		return r
+	}
+	pid := procPin()
+	if pid < len(e.readies) && e.readies[pid].c.CompareAndSwap(nil, rest) {
+		procUnpin() // rest.n is its length: n below a chain's head is exact
+	} else {
+		procUnpin()
+		e.readyQ.push(rest)
+	}
+	e.wake()
 	return r
 }
 
-// takeReady returns a ready coroutine for d: from d's own chain, the ready
-// slot of the caller's P, or the ready list; nil if there is none.
-func (e *Executor) takeReady(d *worker) *coro {
-	if r := d.ready; r != nil {
-		d.ready = r.link
-		r.link = nil
-		return r
-	}
-	if r := e.readyQ.pop(); r != nil {
-		return d.adopt(r)
-	}
+// takeReady returns a ready coroutine: the head of the ready slot of the
+// caller's P (the most recent wake there, or the rest of a chain adopted
+// on this P), else a chain from the ready list (adoptRest); nil if there
+// is none.
+func (e *Executor) takeReady() *coro {
 	pid := procPin()
-	if pid < len(e.readies) && e.readies[pid].c.Load() != nil {
-		if r := e.readies[pid].take(); r != nil {
+	if pid < len(e.readies) {
+		if r := e.readies[pid].popOne(); r != nil {
 			procUnpin()
-			return d.adopt(r)
+			return r
 		}
 	}
 	procUnpin()
+	return e.takeReadyList()
+}
+
+// takeReadyList returns the head of the oldest chain on the ready list
+// (adoptRest), or nil.
+func (e *Executor) takeReadyList() *coro {
+	if r := e.readyQ.pop(); r != nil {
+		return e.adoptRest(r)
+	}
 	return nil
 }
 
@@ -169,26 +220,14 @@ func (e *Executor) stealReady(d *worker) *coro {
 		s := &e.readies[(start+i)%n]
 		if s.c.Load() != nil {
 			if r := s.take(); r != nil {
-				return d.adopt(r)
+				return e.adoptRest(r)
 			}
 		}
 	}
 	return nil
 }
 
-// dropReady gives d's chain to the ready list before d stops running
-// tasks (it leaves, or its body ended it), and wakes a worker for it.
-func (e *Executor) dropReady(d *worker) {
-	if r := d.ready; r != nil {
-		d.ready = nil
-		r.n.Store(0) // the length is only read on slot heads
-		e.readyQ.push(r)
-		e.wake()
-	}
-}
-
-// anyReady reports whether a ready coroutine waits in a slot or the list
-// (drivers' own chains do not count: their drivers are running).
+// anyReady reports whether a ready coroutine waits in a slot or the list.
 func (e *Executor) anyReady() bool {
 	if e.readyQ.n.Load() != 0 {
 		return true
@@ -199,21 +238,4 @@ func (e *Executor) anyReady() bool {
 		}
 	}
 	return false
-}
-
-// releaseChain hands the ready chain of the caller's driver to the ready
-// list, when the caller is a loop coroutine about to block without
-// suspending (Park's blocking path): its driver waits with it, so the
-// chain would be stranded, and a coroutine in it may be the one that
-// wakes the caller (a Join whose end cancels a blocked sender). The
-// driver is inside resume, so the running coroutine owns its fields. A
-// body that blocks where the runtime cannot see (a Go channel, a mutex)
-// still holds its driver's chain until it returns.
-func (e *Executor) releaseChain() {
-	if !goruntime.GOK {
-		return
-	}
-	if c := e.gt.lookup(goruntime.G()); c != nil && c.drv != nil {
-		e.dropReady(c.drv)
-	}
 }

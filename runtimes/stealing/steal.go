@@ -21,7 +21,7 @@ func (e *Executor) spin(w *worker) (*kc.Task, *coro) {
 		if e.sched.closed.Load() {
 			return nil, nil
 		}
-		if r := e.takeReady(w); r != nil {
+		if r := e.takeReady(); r != nil {
 			return nil, r
 		}
 		if t := e.stealPass(w); t != nil {

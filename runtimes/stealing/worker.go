@@ -14,7 +14,6 @@ const (
 // P's ring, spinning to steal, idle) is the code position plus spinning;
 // the shared view is the counters in schedState.
 type worker struct {
-	ready    *coro  // ready coroutines taken with a chain, resumed before anything else (through link)
 	idle     *coro  // the stash of idle coroutines (see stashIdle), through link
 	nidle    int    // the stash's length
 	spinning bool   // counted in schedState.spinning
@@ -203,8 +202,8 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 
 // findLocal returns a ready coroutine if there is one (takeReady), else checks
 // the ring of the P the worker runs on, LIFO slot first, then the injector. On
-// every injectEvery-th call it checks the injector and the yield list first
-// and the ready coroutines last, so that wakes that keep coming cannot starve
+// every injectEvery-th call it checks the injector, the yield list and the
+// ready list first and the ready slot last, so that wakes that keep coming cannot starve
 // queued tasks, and on every injectEvery-th task taken from a ring it takes
 // the ring's FIFO before its LIFO slot, so that neither the injector nor the
 // FIFO can be starved (spec 05 fairness rule). The FIFO's turn is counted on
@@ -215,13 +214,15 @@ func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
 	w.ticks++
 	fair := w.ticks%injectEvery == 0
 	if !fair {
-		if r := e.takeReady(w); r != nil {
+		if r := e.takeReady(); r != nil {
 			return nil, r
 		}
 	} else if t := e.fromInjector(); t != nil {
 		return t, nil
 	} else if r := e.takeYielded(); r != nil {
 		return nil, r
+	} else if r := e.takeReadyList(); r != nil {
+		return nil, r // wakes that keep refilling this P's slot must not starve the list
 	}
 	pid := procPin()
 	if pid < len(e.rings) {
@@ -240,7 +241,7 @@ func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
 	}
 	procUnpin()
 	if fair {
-		if r := e.takeReady(w); r != nil {
+		if r := e.takeReady(); r != nil {
 			return nil, r
 		}
 	}

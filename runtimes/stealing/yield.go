@@ -37,7 +37,7 @@ func (e *Executor) Yield() {
 // is the publisher's half of the wake protocol's Dekker pair (anyWork
 // counts it). After the push another driver may resume c at once.
 func (e *Executor) yielded(c *coro) {
-	c.link = nil
+	c.setRnext(nil)
 	c.n.Store(0) // the length is only read on slot heads
 	c.state = coroReady
 	e.yieldQ.push(c)
