@@ -209,71 +209,36 @@ func TestBodyLeavesThreadLocked(t *testing.T) {
 // is the one that sends to it. A chain kept by the blocked driver hangs
 // here (the watchdog reports it).
 func TestReadyChainNotStranded(t *testing.T) {
-	testutil.NoLeak(t)
-	rt := newRuntime(t, stealing.Workers(2))
-	defer rt.Close()
-	const waiters = 8 // one full ready chain
-	testutil.Watchdog(t, 30*time.Second, func() {
-		err := rt.Run(context.Background(), func(j *kc.Job) error {
-			for range 50 {
-				gate, err := j.Launch(func(g *kc.Job) error { return g.Sleep(time.Hour) })
-				if err != nil {
-					return err
-				}
-				var ran atomic.Int32
-				ch, err := kc.NewChan[int](0)
-				if err != nil {
-					return err
-				}
-				before := rt.Stats()
-				var ws []*kc.Job
-				for range waiters {
-					w, err := j.Launch(func(c *kc.Job) error {
-						if err := gate.Join(c); !errors.Is(err, kc.ErrCancelled) {
-							return err
-						}
-						switch ran.Add(1) {
-						case 1:
-							_, err := ch.Recv(c) // blocks its driver until the last one sends
-							return err
-						case waiters:
-							return ch.Send(c, 1)
-						}
-						return nil
-					})
-					if err != nil {
-						return err
-					}
-					ws = append(ws, w)
-				}
-				for { // every waiter parked on the gate
-					s := rt.Stats()
-					if s.WaitersRegistered-before.WaitersRegistered >= waiters {
-						break
-					}
-					runtime.Gosched()
-				}
-				gate.Cancel(nil)
-				for _, w := range ws {
-					if err := w.Join(j); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		})
+	testChainNotStranded(t, func() (first, last func(c *kc.Job) error) {
+		ch, err := kc.NewChan[int](0)
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
+		first = func(c *kc.Job) error { // blocks its driver until the last one sends
+			_, err := ch.Recv(c)
+			return err
+		}
+		return first, func(c *kc.Job) error { return ch.Send(c, 1) }
 	})
 }
 
 // As TestReadyChainNotStranded, but the first waiter to run blocks in a
 // plain Go channel receive, where the runtime cannot see it (no Park):
 // the rest of its chain must still be where other workers (and the
-// monitor) find it, since the last of them closes the channel. A chain
-// kept in the blocked driver's hands hangs here (the watchdog reports it).
+// monitor) find it, since the last of them closes the channel.
 func TestReadyChainNotStrandedGoChannel(t *testing.T) {
+	testChainNotStranded(t, func() (first, last func(c *kc.Job) error) {
+		goch := make(chan struct{})
+		first = func(*kc.Job) error { <-goch; return nil } // blocks its driver until the last one closes it
+		return first, func(*kc.Job) error { close(goch); return nil }
+	})
+}
+
+// testChainNotStranded runs 50 rounds on two workers: one full ready
+// chain of waiters parks on a gate job and is woken at once by the gate's
+// cancellation; the first waiter to run then calls first, which blocks
+// until the last one calls last. round makes each round's pair.
+func testChainNotStranded(t *testing.T, round func() (first, last func(c *kc.Job) error)) {
 	testutil.NoLeak(t)
 	rt := newRuntime(t, stealing.Workers(2))
 	defer rt.Close()
@@ -286,7 +251,7 @@ func TestReadyChainNotStrandedGoChannel(t *testing.T) {
 					return err
 				}
 				var ran atomic.Int32
-				goch := make(chan struct{})
+				first, last := round()
 				before := rt.Stats()
 				var ws []*kc.Job
 				for range waiters {
@@ -296,9 +261,9 @@ func TestReadyChainNotStrandedGoChannel(t *testing.T) {
 						}
 						switch ran.Add(1) {
 						case 1:
-							<-goch // blocks its driver until the last one closes it
+							return first(c)
 						case waiters:
-							close(goch)
+							return last(c)
 						}
 						return nil
 					})
