@@ -113,8 +113,12 @@ func (m *machine) execEnd(x *mjob, e End) {
 		if e.Kind != EndReturn {
 			m.invalid("j%d ends with %v while the failure of j%d reaches it unordered", x.id, e.Kind, x.pending[0].id)
 		}
+		// A nursery that the return closes ends at that close, unless it
+		// was cancelled (or ended) before the failure set out. One that
+		// the failure's own propagation cancelled may still be open when
+		// the body returns.
 		for _, k := range x.kids {
-			if k.nursery && !k.closed && !k.cancel && !k.state.Terminal() {
+			if k.nursery && !k.closed && (k.cancelAsync || !k.cancel && !k.state.Terminal()) {
 				m.invalid("j%d closes nursery j%d while the failure of j%d reaches it unordered", x.id, k.id, x.pending[0].id)
 			}
 		}

@@ -220,6 +220,7 @@ func (gn *generator) finishBlock(m *machine, x *mjob, b *Block, g gctx) {
 		l := m.leases[k]
 		if l.owner == x && !l.done {
 			gn.emit(m, x, &b.Ops, &Op{Kind: OpRelease, K: k})
+			gn.resolvePending(m, x, &b.Ops) // a release can let a failure on its way end its source
 		}
 	}
 	if len(x.pending) > 0 {

@@ -121,6 +121,7 @@ func (m *machine) cancelJob(x *mjob, cause EV, how int) bool {
 	}
 	x.cancel, x.cause, x.timedOut = true, cause, how == byTimeout
 	x.extCancel = !x.running
+	x.cancelAsync = m.async > 0
 	x.state = kc.Cancelling
 	m.stats.CancellationsRequested++
 	if x.shield == 0 {

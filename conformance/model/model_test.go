@@ -71,6 +71,22 @@ func TestModelRejects(t *testing.T) {
 		{"ParkedChildNeverCancelled", &model.Block{Ops: []*model.Op{
 			{N: 0, Kind: model.OpLaunch, Target: -1, Child: blocker, Wait: 2},
 		}}},
+		// A failure on its way (the cancelled j3 fails the closed
+		// nursery j1 whenever its body gets to it, and the lease's
+		// release lets j1 end) cancels the root and so the open nursery
+		// j4; but the root's return closes j4, which ends Completed if
+		// the return comes first.
+		{"ReturnClosesNurseryFailureWouldCancel", &model.Block{Ops: []*model.Op{
+			{N: 0, Kind: model.OpOpen, Target: -1, Child: &model.Job{ID: 1, Kind: model.JobNursery}},
+			{N: 1, Kind: model.OpLaunch, Target: 1, Wait: 2, Child: &model.Job{ID: 3, Kind: model.JobLaunch, Body: &model.Block{
+				End: model.End{Kind: model.EndPark, Park: model.ParkSleep, After: model.AfterFail, K: 2},
+			}}},
+			{N: 2, Kind: model.OpLease, Target: 1, K: 0},
+			{N: 3, Kind: model.OpClose, Target: 1},
+			{N: 4, Kind: model.OpOpen, Target: -1, Child: &model.Job{ID: 4, Kind: model.JobNursery}},
+			{N: 5, Kind: model.OpCancel, Target: 3, K: 2},
+			{N: 6, Kind: model.OpRelease, K: 0},
+		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &model.Program{Root: &model.Job{Kind: model.JobRoot, Body: tc.root}}

@@ -96,6 +96,7 @@ type mjob struct {
 	asyncRel    bool    // something it waits for (its body, a child) ended unordered: so does it
 	unsynced    bool    // may still be running its ops: its owner has not synchronised
 	inflight    bool    // its end is unordered with its owner until joined
+	cancelAsync bool    // its cancellation came from an unordered end (a failure on its way), not from a step of a running body
 	insensitive bool    // no ops, parks, returns the wait's error: start or not, same outcome
 	pending     []*mjob // children whose failure reaches its running body unordered: its next op waits for them
 	waitingOn   *mjob   // the job its current op waits for (a failure from it arrives in order)
