@@ -33,9 +33,9 @@ const (
 	// coroParked: installed as its Parker's Resumer, waiting for the wake;
 	// nobody holds it but the Parker. Moves to coroReady (Resume).
 	coroParked
-	// coroReady: woken, in a ready slot, the ready list or a driver's
-	// chain, or yielded, on the yield list. Moves to coroRunning (a driver
-	// resumes it).
+	// coroReady: woken, in a ready slot's chain or the ready list, or
+	// yielded, on the yield list. Moves to coroRunning (a driver resumes
+	// it).
 	coroReady
 	// coroIdle: in the idle pool, stopped at its loop's yield between
 	// tasks. Moves to coroRunning (a driver takes it) or coroDead (the

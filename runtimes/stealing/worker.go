@@ -203,13 +203,13 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 // findLocal returns a ready coroutine if there is one (takeReady), else checks
 // the ring of the P the worker runs on, LIFO slot first, then the injector. On
 // every injectEvery-th call it checks the injector, the yield list and the
-// ready list first and the ready slot last, so that wakes that keep coming cannot starve
-// queued tasks, and on every injectEvery-th task taken from a ring it takes
-// the ring's FIFO before its LIFO slot, so that neither the injector nor the
-// FIFO can be starved (spec 05 fairness rule). The FIFO's turn is counted on
-// the ring (its progress), not on the worker: temporary workers come and go,
-// and a count that starts again with each new worker could keep the FIFO
-// waiting for as long as they churn.
+// ready list first and the ready slot last, so that wakes that keep coming
+// cannot starve queued tasks, and on every injectEvery-th task taken from a
+// ring it takes the ring's FIFO before its LIFO slot, so that neither the
+// injector nor the FIFO can be starved (spec 05 fairness rule). The FIFO's
+// turn is counted on the ring (its progress), not on the worker: temporary
+// workers come and go, and a count that starts again with each new worker
+// could keep the FIFO waiting for as long as they churn.
 func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
 	w.ticks++
 	fair := w.ticks%injectEvery == 0

@@ -176,8 +176,8 @@
 // (kcbench run -backends vcore,stealing measures both in one run;
 // reports/baseline/report.md holds one such run.) On AwaitPending (an await
 // of a child just launched, which the awaiter runs inline), JobCreate,
-// FanOut, the channel workloads, WaitersStorm and NestedScopes, vcore is
-// within about a fifth of the stealing backend's time or ahead of it. On
+// FanOut, the channel workloads and NestedScopes, vcore is within about a
+// fifth of the stealing backend's time or ahead of it. On
 // AwaitPending that takes the next slot: with the child in an inbox, much
 // of vcore's CPU time went to the ring's push and pop, the active_tasks add
 // and the child's claim, each on a cache line another core also writes, as
@@ -185,10 +185,10 @@
 // all of that on the parent's core.
 //
 // It stays behind on CancelFanout (waking a thousand parked tasks, each a
-// goroutine that takes a core back or finishes coreless), by a third to a
-// half, on JobCreate's latency (its median and p90 most), and on SleepWake
-// (a 1 µs timer sleep), where it takes up to two to three times the
-// stealing backend's time. SleepWake is latency, not work: the process is mostly
+// goroutine that takes a core back or finishes coreless) and WaitersStorm,
+// by a third to a half, on JobCreate's latency (its p90 most), and on
+// SleepWake (a 1 µs timer sleep), where it takes many times the stealing
+// backend's time. SleepWake is latency, not work: the process is mostly
 // idle, waiting in the OS for the timer's wake-up, which a profile shows:
 //
 //	go run ./cmd/kcbench profile -bench SleepWake -backend vcore -vs stealing
