@@ -71,3 +71,31 @@ func TestFairnessTakesFIFO(t *testing.T) {
 	}
 	t.Fatalf("the FIFO's task was not taken in %d takes, with the LIFO slot always refilled", 2*injectEvery)
 }
+
+// The fairness rule, ready-list half: wakes that keep refilling the P's
+// ready slot still let a chain on the ready list run within injectEvery
+// looks. Without the fairness tick's look at the list, the slot always
+// comes first and the listed coroutine waits forever.
+func TestFairnessTakesReadyList(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	e := fairExecutor()
+	listed := &coro{}
+	listed.n.Store(1)
+	e.readyQ.push(listed)
+	w := &worker{}
+	for i := 1; i <= 2*injectEvery; i++ {
+		woken := &coro{}
+		e.readies[0].c.Store(woken) // a wake refills the slot every time
+		task, r := e.findLocal(w)
+		if r == listed {
+			if i > injectEvery {
+				t.Fatalf("the listed coroutine came at look %d; want within %d", i, injectEvery)
+			}
+			return
+		}
+		if task != nil || r != woken {
+			t.Fatalf("look %d: task %p, coroutine %p; want the slot's %p or the listed %p", i, task, r, woken, listed)
+		}
+	}
+	t.Fatalf("the listed coroutine was not taken in %d looks for work, with the ready slot always refilled", 2*injectEvery)
+}
