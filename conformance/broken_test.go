@@ -27,10 +27,21 @@ const brokenWatchdog = 5 * time.Second
 // and stops at the first failure: it returns that case's Result and whether
 // there was one. Test would report the same failure (it runs the same cases
 // the same way); stopping early keeps a runtime that hangs every case from
-// costing a watchdog per case.
-func firstFailure(newRuntime func() (*kc.Runtime, error)) (conformance.Result, bool) {
+// costing a watchdog per case. A failure of a case that is not in want is
+// run once more first, on a fresh runtime: if it passes then, it was the
+// machine (a call that outlasted the suite's stall bound on a loaded
+// host), not the fault, and the search goes on; the fault itself fails
+// such a case again.
+func firstFailure(t *testing.T, newRuntime func() (*kc.Runtime, error), want []string) (conformance.Result, bool) {
 	for _, c := range conformance.Cases() {
 		r := conformance.RunCases(newRuntime, []conformance.Case{c}, brokenWatchdog)[0]
+		if r.Err != nil && !slices.Contains(want, c.Name) {
+			again := conformance.RunCases(newRuntime, []conformance.Case{c}, brokenWatchdog)[0]
+			if again.Err == nil {
+				t.Logf("%s failed once and then passed; taken as load: %.200v", c.Name, r.Err)
+				continue
+			}
+		}
 		if r.Err != nil {
 			return r, true
 		}
@@ -44,7 +55,7 @@ func firstFailure(newRuntime func() (*kc.Runtime, error)) (conformance.Result, b
 // them is accepted) and its error starts with the case's name.
 func checkCaught(t *testing.T, newRuntime func() (*kc.Runtime, error), want ...string) {
 	t.Helper()
-	r, failed := firstFailure(newRuntime)
+	r, failed := firstFailure(t, newRuntime, want)
 	if !failed {
 		t.Fatalf("suite passed a broken runtime; want a failure of %s", strings.Join(want, " or "))
 	}
