@@ -23,16 +23,22 @@
 // that also takes spawns from a P beyond the rings (GOMAXPROCS raised after
 // New).
 //
-// Workers are goroutines, not bound to a P. A worker pops from the ring of
-// the P it happens to run on (LIFO slot first, then FIFO), checks the
-// injector whenever its ring is empty and, on every 61st task, first (and
-// its FIFO before its LIFO slot: the fairness rule), and otherwise spins: it
-// steals half of another ring's FIFO with one CAS on that ring's head (like
-// runqgrab), yielding between rounds; in its last round it takes another
-// ring's LIFO slot if that held the same task across a Gosched (a task about
-// to be run inline by its spawner's await is left alone). The ring type in
-// queues.go gives the memory-order argument, and ring.put the one for the
-// plain stores on Spawn's path.
+// Workers are goroutines, not bound to a P. A worker takes a ready
+// coroutine first (see Parking), then pops from the ring of the P it
+// happens to run on (LIFO slot first, then FIFO), checks the injector
+// whenever its ring is empty, and otherwise spins: it steals half of
+// another ring's FIFO with one CAS on that ring's head (like runqgrab),
+// yielding between rounds; in its last round it takes another ring's LIFO
+// slot if that held the same task across a Gosched (a task about to be run
+// inline by its spawner's await is left alone). The fairness rule: on
+// every 61st look for work a worker checks the injector, the yield list and
+// the ready list first and its P's ready slot last, and every 61st task
+// taken from a ring comes from its FIFO, not its LIFO slot (counted on the
+// ring). A worker never looks at another P's queues while its own have
+// work, so the work of a P that no worker gets to (none runs there, or its
+// worker is blocked in a body) waits for a spinner or for the monitor (see
+// Blocking). The ring type in queues.go gives the memory-order argument,
+// and ring.put the one for the plain stores on Spawn's path.
 //
 // # Waking and parking workers
 //
@@ -147,9 +153,9 @@
 // kc.Yielder): the coroutine goes to the yield list and its driver goes on
 // with the worker loop on another one, so the yielder's worker runs the
 // queued tasks instead of spinning in runtime.Gosched. Drivers take the
-// yield list after their ring and the injector, and first on the fairness
-// tick. With nothing queued, or off a loop coroutine, Yield is
-// runtime.Gosched.
+// yield list after their ring and the injector, and on the fairness tick
+// right after the injector. With nothing queued, or off a loop coroutine,
+// Yield is runtime.Gosched.
 //
 // A body that calls runtime.Goexit ends its coroutine; iter.Pull passes the
 // Goexit on to the driver that resumed it, whose deferred handler gives
@@ -178,7 +184,15 @@
 // Go channels, each waiting for a later one, get their 10 000 goroutines
 // in milliseconds. After 4 calm ticks it takes half of them back, and with
 // nothing queued it takes them all back and sleeps until a Spawn wakes it
-// (one atomic load in Spawn), so an idle executor costs no CPU.
+// (one atomic load in Spawn), so an idle executor costs no CPU. A queue is
+// a P's ring with its ready slot, or the global queues (injector, ready
+// list, yield list) together. When MaxExtra is reached, so that it may add
+// no worker, the monitor moves the work of each stuck P to the injector
+// and the ready list instead, where every worker's fairness rule finds it
+// within 61 looks for work: with fewer workers than Ps, work spawned on a P
+// that no worker runs on would otherwise wait for as long as the workers
+// find work on their own Ps, since only a worker that runs dry spins and
+// steals. This costs the workers nothing: the monitor does it.
 //
 // Close waits for every goroutine the executor started (drivers, the
 // monitor) and then stops the idle loop coroutines.
@@ -215,6 +229,10 @@
 //     10 000 intervals to unblock a chain of 10 000). Temporary workers
 //     retire after their task, not after an idle timeout. No stall
 //     diagnostics.
+//   - The starvation escape hatch comes after the fact: spawns and wakes
+//     always go to their P's queues, and the monitor moves the work of a
+//     P whose queues stay stuck to the global queues, when MaxExtra keeps
+//     it from adding a worker (see Blocking).
 //
 // # Costs
 //

@@ -3,6 +3,8 @@ package stealing
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
 const (
@@ -46,20 +48,23 @@ func (m *monitorState) wake() {
 }
 
 // monitor is spec 05's sysmon reduced to horizontal scaling. While work is
-// queued it ticks every stallAfter; a queue (a ring or the injector) that
-// held runnable work at two ticks in a row with nothing taken from it in
-// between is stuck: its workers are blocked in bodies on something the
-// runtime cannot see (a Go channel, a mutex, a syscall). On such a tick it
-// grants a temporary worker per stuck queue, or, if at most two calm ticks
-// separate it from the previous stalled tick, as many as it granted in
-// that run of stalls, so their number doubles while the stall lasts; never more than
-// there are queued tasks, nor past cap. A chain of N tasks each blocked
-// until a later one runs thus gets its N goroutines in about 2 log2(N)
-// ticks, where one per tick would take N ticks. After calmTicks ticks
-// without a stall it takes half of them back (the workers then running
-// over the target retire after their tasks); with nothing queued it takes
-// them all back and sleeps until a spawn wakes it, so an idle executor
-// costs no CPU.
+// queued it ticks every stallAfter; a queue (a P's ring with its ready
+// slot, or the global queues) that held runnable work at two ticks in a
+// row with nothing taken from it in between is stuck: its workers are
+// blocked in bodies on something the runtime cannot see (a Go channel, a
+// mutex, a syscall), or no worker runs on its P and none runs dry to steal
+// from it. On such a tick it grants a temporary worker per stuck queue,
+// or, if at most two calm ticks separate it from the previous stalled
+// tick, as many as it granted in that run of stalls, so their number
+// doubles while the stall lasts; never more than there are queued tasks,
+// nor past cap. At the cap it moves the work of each stuck P to the
+// global queues instead (see scan). A chain of N tasks each blocked until
+// a later one runs thus gets its N goroutines in about 2 log2(N) ticks,
+// where one per tick would take N ticks. After calmTicks ticks without a
+// stall it takes half of them back (the workers then running over the
+// target retire after their tasks); with nothing queued it takes them all
+// back and sleeps until a spawn wakes it, so an idle executor costs no
+// CPU.
 func (e *Executor) monitor() {
 	defer e.wg.Done()
 	m := &e.mon
@@ -94,31 +99,9 @@ func (e *Executor) monitor() {
 		case <-e.quit:
 			return
 		}
-		if now := time.Now(); now.Sub(lastTrim) >= trimEvery {
-			lastTrim = now
-			e.pool.trim()
-		}
-		stuck := int32(0)  // queues that held work at both ticks and made no progress
-		queued := int32(0) // runnable tasks seen in the queues (a racy count)
-		for i := range len(e.rings) + 1 {
-			var sig uint32
-			var n int32
-			if i < len(e.rings) {
-				sig, n = e.rings[i].progress()+e.readies[i].takes.Load(), e.rings[i].queued()
-				if e.readies[i].c.Load() != nil {
-					n++
-				}
-			} else {
-				sig, n = e.inj.pops.Load()+e.readyQ.pops.Load()+e.yieldQ.pops.Load(), int32(min(e.inj.n.Load(), maxExtraLimit))+e.readyQ.n.Load()+e.yieldQ.n.Load()
-			}
-			work := n > 0
-			if work && busy[i] && sig == last[i] {
-				stuck++
-			}
-			last[i], busy[i] = sig, work
-			queued += n
-		}
+		e.trimIfDue(&lastTrim)
 		extra := e.sched.extra.Load()
+		stuck, queued := e.scan(last, busy, extra >= e.cap)
 		switch {
 		case stuck > 0 && extra < e.cap:
 			calm = 0
@@ -168,9 +151,84 @@ func (e *Executor) monitorSleep(trim *time.Timer, lastTrim *time.Time) bool {
 	case <-e.quit:
 		return false
 	}
-	*lastTrim = time.Now()
-	e.pool.trim()
+	e.trimIfDue(lastTrim)
 	return true
+}
+
+// trimIfDue trims the idle coroutine pool if trimEvery has passed since
+// the last trim (*last, which then moves to now). Monitor only.
+func (e *Executor) trimIfDue(last *time.Time) {
+	if now := time.Now(); now.Sub(*last) >= trimEvery {
+		*last = now
+		e.pool.trim()
+	}
+}
+
+// scan looks at every queue once, for a tick of the monitor: each ring
+// with its ready slot, then the global queues (the injector, the ready
+// list and the yield list) as one. A queue is stuck if it held runnable
+// work at the last tick and at this one, with nothing taken from it in
+// between. last and busy hold each queue's progress signature and whether
+// it held work, from the last tick to the next. It returns the stuck
+// queues and about how many runnable tasks and ready chains it saw (a
+// racy count).
+//
+// If full (the monitor may add no worker), scan moves the work of each
+// stuck ring to the global queues (unstick): the work of a P on which no
+// driver runs, or whose driver is blocked in a body, is then found by the
+// fairness tick of every driver (see findLocal), where otherwise only a
+// spinner would steal it, and there may never be one: drivers that keep
+// finding work of their own on their P never spin. The global queues need
+// no such help.
+func (e *Executor) scan(last []uint32, busy []bool, full bool) (stuck, queued int32) {
+	for i := range len(e.rings) + 1 {
+		var sig uint32
+		var n int32
+		if i < len(e.rings) {
+			sig, n = e.rings[i].progress()+e.readies[i].takes.Load(), e.rings[i].queued()
+			if e.readies[i].c.Load() != nil {
+				n++
+			}
+		} else {
+			sig, n = e.inj.pops.Load()+e.readyQ.pops.Load()+e.yieldQ.pops.Load(), int32(min(e.inj.n.Load(), maxExtraLimit))+e.readyQ.n.Load()+e.yieldQ.n.Load()
+		}
+		work := n > 0
+		if work && busy[i] && sig == last[i] {
+			stuck++
+			if full && i < len(e.rings) {
+				e.unstick(i)
+				sig = e.rings[i].progress() + e.readies[i].takes.Load()
+			}
+		}
+		last[i], busy[i] = sig, work
+		queued += n
+	}
+	return stuck, queued
+}
+
+// unstick moves the runnable work of ring i and ready slot i to the global
+// queues: the ring's FIFO and LIFO slot, oldest first, to the injector, and
+// the slot's ready chain to the ready list. It takes as a thief does
+// (ring.grab, ring.takeNext, readySlot.take), so the ring's owner, if one
+// is running, loses nothing, and a task an await runs inline meanwhile is
+// a stale entry, as in any queue. Each push is followed by wake, as for
+// any publisher. Called by the monitor only, on a stuck P (see scan).
+func (e *Executor) unstick(i int) {
+	var batch [ringSize + 1]*kc.Task
+	r := &e.rings[i]
+	n := r.grab(batch[:ringSize])
+	if t := r.next.Load(); t != nil && !stale(t) && r.takeNext(t) {
+		batch[n] = t
+		n++
+	}
+	if n > 0 {
+		e.inj.push(batch[:n], nil)
+		e.wake()
+	}
+	if c := e.readies[i].take(); c != nil {
+		e.readyQ.push(c) // c.n is the chain's length, as in a slot
+		e.wake()
+	}
 }
 
 // forceWake starts or wakes a spinning worker even if one is spinning: the

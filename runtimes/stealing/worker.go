@@ -209,7 +209,9 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 // injector nor the FIFO can be starved (spec 05 fairness rule). The FIFO's
 // turn is counted on the ring (its progress), not on the worker: temporary
 // workers come and go, and a count that starts again with each new worker
-// could keep the FIFO waiting for as long as they churn.
+// could keep the FIFO waiting for as long as they churn. Other Ps' queues
+// are not looked at here, only when spinning: the work of a P that no
+// worker gets to reaches the global queues through the monitor (see scan).
 func (e *Executor) findLocal(w *worker) (*kc.Task, *coro) {
 	w.ticks++
 	fair := w.ticks%injectEvery == 0
