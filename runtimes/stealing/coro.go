@@ -92,6 +92,11 @@ type coro struct {
 	// is dropped).
 	n     atomic.Int32
 	state coroState
+	// idleYields counts the Yields in a row of c's current task that found
+	// nothing queued, up to osYieldAfter (see Executor.Yield). Only c
+	// touches it, while it runs; it is reset when c starts a task, suspends
+	// or yields to the yield list.
+	idleYields uint8
 }
 
 // newCoro makes a loop coroutine, not yet started: the driver's first
@@ -129,6 +134,7 @@ func (c *coro) body(yield func(coroMsg) bool) {
 // (see resume), and returns once a driver resumes it after the wake.
 func (c *coro) suspend(p *kc.Parker) {
 	c.park = p
+	c.idleYields = 0
 	c.state = coroSuspending
 	if !c.yield(msgSuspend) {
 		panic("stealing: a parked coroutine was stopped")

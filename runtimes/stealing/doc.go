@@ -155,7 +155,11 @@
 // queued tasks instead of spinning in runtime.Gosched. Drivers take the
 // yield list after their ring and the injector, and on the fairness tick
 // right after the injector. With nothing queued, or off a loop coroutine,
-// Yield is runtime.Gosched.
+// Yield is runtime.Gosched; on a loop coroutine whose task has found
+// nothing queued 16 times in a row, it also gives the thread up to the OS
+// (sched_yield on Linux), so that a poller waiting for a task on another
+// worker does not hold the CPU that the OS may have put that worker's
+// thread on (see Yield).
 //
 // A body that calls runtime.Goexit ends its coroutine; iter.Pull passes the
 // Goexit on to the driver that resumed it, whose deferred handler gives

@@ -5,6 +5,11 @@ import "github.com/kcbench/kcbench/runtimes/kc"
 const (
 	injectEvery = 61 // a worker checks the injector first on every 61st task (fairness)
 	spinRounds  = 4  // steal passes, with a Gosched between them, before going idle (as many as Go's findRunnable)
+	// osYieldAfter is how many Yields in a row may find nothing queued
+	// before each further one also gives the thread up to the OS (see
+	// Yield): a few microseconds of polling, more than a task that is
+	// about to park usually needs.
+	osYieldAfter = 16
 )
 
 // worker is the loop state of one worker: a driver goroutine and the loop

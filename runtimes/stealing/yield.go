@@ -19,17 +19,41 @@ import (
 // Elsewhere (no goroutine identities, not a loop coroutine, a goroutine
 // locked to its thread) and with nothing queued, Yield is runtime.Gosched:
 // it lets other goroutines run, as on a plain goroutine.
+//
+// A body that polls with Yield while nothing is queued waits for a task
+// running on another worker, and Gosched keeps its thread busy. The OS
+// may have put that worker's thread on the same CPU (two threads of the
+// process runnable on one CPU while the other CPU idles or runs another
+// process, until the kernel balances them, milliseconds later): the
+// poller then takes the CPU's time slices while the task it waits for
+// waits for the CPU. So from the osYieldAfter-th Yield in a row that
+// found nothing queued in the same task on, Yield also gives the thread
+// up to the OS (osYield), as the Go runtime's spin waits do; a poller
+// that waits for a task already running elsewhere loses nothing by it.
+// The count (coro.idleYields) is reset when the coroutine starts a task,
+// suspends or yields to the yield list.
 func (e *Executor) Yield() {
-	if goruntime.GOK && e.anyWork() {
-		if c := e.gt.lookup(goruntime.G()); c != nil && !goruntime.LockedOSThread() {
-			c.state = coroYielding
-			if !c.yield(msgYield) {
-				panic("stealing: a yielding coroutine was stopped")
-			}
-			return
+	var c *coro
+	if goruntime.GOK && !goruntime.LockedOSThread() {
+		c = e.gt.lookup(goruntime.G())
+	}
+	if c != nil && e.anyWork() {
+		c.idleYields = 0
+		c.state = coroYielding
+		if !c.yield(msgYield) {
+			panic("stealing: a yielding coroutine was stopped")
 		}
+		return
 	}
 	runtime.Gosched()
+	if c == nil {
+		return
+	}
+	if c.idleYields < osYieldAfter {
+		c.idleYields++
+		return
+	}
+	osYield()
 }
 
 // yielded puts c, which yielded to its driver, on the yield list and wakes
