@@ -58,10 +58,11 @@ func (s *readySlot) take() *coro {
 	return r
 }
 
-// readyList is the global list of ready chains: full chains moved out of a
-// ready slot, chains a leaving driver did not get to, and coroutines woken
-// from a P beyond the slots. Drivers check it (one load) before they take
-// a task.
+// readyList is the global list of ready chains, oldest first: full chains
+// moved out of a ready slot, the rests of chains a driver took and could
+// not park in its own slot (see adoptRest), slot chains the monitor moved
+// (unstick), and coroutines woken from a P beyond the slots. Drivers check
+// it (one load) before they take a task.
 type readyList struct {
 	// n is the number of chains queued. Written under mu; read lock-free
 	// (seq-cst) as the hint of the wake protocol, like injector.n: a pusher
@@ -185,9 +186,9 @@ func (c *coro) setRnext(next *coro) {
 // so the list stays in wake order (FIFO, which no chain can overtake):
 // the slot is taken when the fairness tick takes a listed chain while the
 // P's own chain still runs, and at the tail the rest would run after every
-// chain listed since, long after the wakes that readied it (a cancel of
-// 100,000 children is several percent slower so). A stolen chain's rest
-// goes to the tail, as a spilled slot chain does. The rest is published
+// chain listed since, long after the wakes that readied it (a mass wake,
+// such as a cancel walk, lists thousands). A stolen chain's rest goes to
+// the tail, as a spilled slot chain does. The rest is published
 // work, so wake follows, as after ready: the caller may block in its body
 // before it gets back to the slot.
 func (e *Executor) adoptRest(r *coro, listed bool) *coro {
