@@ -112,12 +112,13 @@
 //     makes (so it cannot suffer ABA), or a whole chain, with a swap to nil
 //     (a spinner stealing another P's slot) or a pop under the list's
 //     mutex, whose rest it parks in its own P's slot (or gives back to the
-//     list) and wakes a worker for. So each resume is taken once, and no
-//     coroutine waits in a driver's hands: a body that blocks where the
-//     runtime cannot see (a Go channel, a mutex) leaves the rest of a
-//     chain where other workers, and the monitor, find it. The coroutine
-//     states (coro.go) are checked at each hand-off: a second Resume
-//     panics instead of running the coroutine twice.
+//     list, a listed chain's rest to the front, where it was) and wakes a
+//     worker for. So each resume is taken once, and no coroutine waits in
+//     a driver's hands: a body that blocks where the runtime cannot see (a
+//     Go channel, a mutex) leaves the rest of a chain where other workers,
+//     and the monitor, find it. The coroutine states (coro.go) are checked
+//     at each hand-off: a second Resume panics instead of running the
+//     coroutine twice.
 //
 // Park finds out whether its caller is a loop coroutine of this executor,
 // and which, from the caller's goroutine identity (goruntime.G) in the g

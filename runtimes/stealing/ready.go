@@ -58,10 +58,11 @@ func (s *readySlot) take() *coro {
 	return r
 }
 
-// readyList is the global list of ready chains: full chains moved out of a
-// ready slot, chains a leaving driver did not get to, and coroutines woken
-// from a P beyond the slots. Drivers check it (one load) before they take
-// a task.
+// readyList is the global list of ready chains, oldest first: full chains
+// moved out of a ready slot, the rests of chains a driver took and could
+// not park in its own slot (see adoptRest), slot chains the monitor moved
+// (unstick), and coroutines woken from a P beyond the slots. Drivers check
+// it (one load) before they take a task.
 type readyList struct {
 	// n is the number of chains queued. Written under mu; read lock-free
 	// (seq-cst) as the hint of the wake protocol, like injector.n: a pusher
@@ -84,6 +85,20 @@ func (q *readyList) push(c *coro) {
 		q.tail.batch = c
 	}
 	q.tail = c
+	q.n.Add(1)
+	q.mu.Unlock()
+}
+
+// pushFront puts the chain headed by c before every other chain: the rest
+// of the oldest chain, popped by a driver that could not park it in its
+// own slot (see adoptRest).
+func (q *readyList) pushFront(c *coro) {
+	q.mu.Lock()
+	c.batch = q.head
+	q.head = c
+	if q.tail == nil {
+		q.tail = c
+	}
 	q.n.Add(1)
 	q.mu.Unlock()
 }
@@ -163,13 +178,20 @@ func (c *coro) setRnext(next *coro) {
 	*(**coro)(unsafe.Pointer(&c.rnext)) = next
 }
 
-// adoptRest returns the head of the chain r, taken from the ready list or
-// another P's slot, to run now, and publishes the rest in the ready slot
-// of the caller's P, or, if that is taken or there is none, gives it back
-// to the ready list: no coroutine waits in a driver's hands. The rest is
-// published work, so wake follows, as after ready: the caller may block
-// in its body before it gets back to the slot.
-func (e *Executor) adoptRest(r *coro) *coro {
+// adoptRest returns the head of the chain r, taken from the ready list
+// (listed) or another P's slot, to run now, and publishes the rest in the
+// ready slot of the caller's P, or, if that is taken or there is none,
+// gives it back to the ready list: no coroutine waits in a driver's hands.
+// The rest of a listed chain goes back to the list's front, where it was,
+// so the list stays in wake order (FIFO, which no chain can overtake):
+// the slot is taken when the fairness tick takes a listed chain while the
+// P's own chain still runs, and at the tail the rest would run after every
+// chain listed since, long after the wakes that readied it (a mass wake,
+// such as a cancel walk, lists thousands). A stolen chain's rest goes to
+// the tail, as a spilled slot chain does. The rest is published
+// work, so wake follows, as after ready: the caller may block in its body
+// before it gets back to the slot.
+func (e *Executor) adoptRest(r *coro, listed bool) *coro {
 	rest := r.rnext.Load()
 	if rest == nil {
 		return r
@@ -179,7 +201,11 @@ func (e *Executor) adoptRest(r *coro) *coro {
 		procUnpin() // rest.n is its length: n below a chain's head is exact
 	} else {
 		procUnpin()
-		e.readyQ.push(rest)
+		if listed {
+			e.readyQ.pushFront(rest)
+		} else {
+			e.readyQ.push(rest)
+		}
 	}
 	e.wake()
 	return r
@@ -205,7 +231,7 @@ func (e *Executor) takeReady() *coro {
 // (adoptRest), or nil.
 func (e *Executor) takeReadyList() *coro {
 	if r := e.readyQ.pop(); r != nil {
-		return e.adoptRest(r)
+		return e.adoptRest(r, true)
 	}
 	return nil
 }
@@ -220,7 +246,7 @@ func (e *Executor) stealReady(d *worker) *coro {
 		s := &e.readies[(start+i)%n]
 		if s.c.Load() != nil {
 			if r := s.take(); r != nil {
-				return e.adoptRest(r)
+				return e.adoptRest(r, false)
 			}
 		}
 	}
