@@ -271,4 +271,44 @@
 // word and Spawn's swap) are most; the swap is also Spawn's half of the
 // wake protocol, which is why it stays. An Await of a finished job: one
 // atomic load in the core, a few ns.
+//
+// # Where it stays behind its peers
+//
+// (kcbench run sets every backend against the best peer and against the
+// floor, the irreducible work of each workload in Go, in one run; the
+// report above holds one.) It is ahead where a task does not wait
+// (JobCreate, FanOut with many children, NestedScopes, ChanBuffered) and
+// where a parent awaits the child it has just launched, which it runs
+// inline (AwaitPending, and its latency). Where two tasks hand values
+// back and forth (ChanPingPong, Select) it is about even. It stays behind
+// where every task parks and is woken, and there the floor is a fraction
+// of the best peer's time: the gap is this design's work, not Go's.
+//
+//   - CancelFanout (n tasks asleep, then one Cancel). Per child: the cancel
+//     walk's visit, the stop of its Sleep's timer, a wake into a ready
+//     slot, a switch into a coroutine stack that went cold when it parked
+//     and one back, the end of its job and the release of its parent. The
+//     peer (goroutines blocked on ctx.Done) pays a goready, one goroutine
+//     switch and an exit. Halving the switches needs a switch from one
+//     coroutine straight to another, which Go offers only inside package
+//     iter; emulated with iter.Pull's next and yield, called from whichever
+//     goroutine holds the handle, it measures even, because the switch that
+//     stays, into the cold stack, is the one that costs. The rest is spread
+//     over the walk, those resumes and the collector's scan of every parked
+//     coroutine's stack.
+//   - WaitersStorm (32 awaiters of one deferred). On two Ps each op is
+//     spread to the second worker (a spinner, a steal, resumes on the other
+//     P), which costs more than it saves for 32 short tasks; with one
+//     worker the gap shrinks but stays, since each awaiter is a job, a park
+//     and a wake where the peer's is a goroutine blocked on a channel.
+//   - JobCreate's latency (Launch into a nursery, then Join from outside
+//     it). The child goes through the executor, so the joiner parks (a
+//     switch out to the driver, one into the loop coroutine that runs the
+//     child) and is woken (two more): four coroutine switches where the
+//     peer's go statement and WaitGroup.Wait take two goroutine switches.
+//
+// A profile of a workload next to its best peer's shows where the time
+// goes, for example:
+//
+//	go run ./cmd/kcbench profile -bench CancelFanout -n 10000 -backend stealing -vs peer-context
 package stealing

@@ -154,16 +154,21 @@ func (r *ring) setSlot(i uint32, t *kc.Task) {
 	*(**kc.Task)(unsafe.Pointer(s)) = t
 }
 
-// setTail publishes the slots below v. On amd64 it is a plain store, which
-// is a release store there (amd64 does not reorder a store with earlier
-// stores, and the compiler keeps stores in program order around atomics),
-// like the Go runtime's atomic.StoreRel; atomic.Store would be an XCHG,
+// plainRelease reports whether a plain store of a word is a release store,
+// which is so on amd64 (it does not reorder a store with earlier stores,
+// and the compiler keeps stores in program order around atomics), like
+// the Go runtime's atomic.StoreRel; there atomic.Store would be an XCHG,
 // which waits for the store buffer to drain. Elsewhere, and under the race
-// detector, it is atomic.Store (on arm64 a store-release, which already
-// does not wait). Owner only; only put may use it, through push (see
-// put).
+// detector (which cannot see the ordering), the stores that rely on it
+// (setTail, setRnext) are atomic stores: on arm64 a store-release, which
+// already does not wait.
+const plainRelease = !goruntime.RaceEnabled && runtime.GOARCH == "amd64"
+
+// setTail publishes the slots below v: a plain store where that is a
+// release store (plainRelease), else atomic.Store. Owner only; only put may
+// use it, through push (see put).
 func (r *ring) setTail(v uint32) {
-	if goruntime.RaceEnabled || runtime.GOARCH != "amd64" {
+	if !plainRelease {
 		r.tail.Store(v)
 		return
 	}

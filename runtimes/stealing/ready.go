@@ -1,12 +1,9 @@
 package stealing
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // readyBatch is the longest chain of woken coroutines a ready slot holds:
@@ -167,11 +164,10 @@ func (e *Executor) ready(c *coro) {
 // setRnext sets c's successor in a ready chain, before c is published
 // (a CAS on a slot, or the list's mutex). A popper (popOne) may still
 // read it after c left the chain, and then drops what it read (its CAS
-// fails). On amd64 it is a plain store, ordered before the publishing CAS
-// (see ring.setTail); elsewhere, and under the race detector, an atomic
-// store.
+// fails). Where plainRelease holds it is a plain store, ordered before the
+// publishing CAS; elsewhere an atomic store.
 func (c *coro) setRnext(next *coro) {
-	if goruntime.RaceEnabled || runtime.GOARCH != "amd64" {
+	if !plainRelease {
 		c.rnext.Store(next)
 		return
 	}
