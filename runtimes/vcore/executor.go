@@ -1,6 +1,7 @@
 package vcore
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +56,8 @@ type Executor struct {
 
 	mon  sysmon
 	pool gpool // idle owner goroutines (pool.go)
+
+	yields yieldRows // Yields in a row, per P (yield.go)
 
 	wg        sync.WaitGroup // every goroutine this executor started
 	closeOnce sync.Once
@@ -119,6 +122,7 @@ func New(opts ...Option) (*Executor, error) {
 	e.global.init(cfg.globalSize)
 	e.reg.init(cfg.workers + cfg.maxTemp + 1)
 	e.mon.init()
+	e.yields.init(runtime.GOMAXPROCS(0))
 	e.wg.Add(1)
 	go e.sysmon()
 	return e, nil
