@@ -57,11 +57,10 @@ type Executor struct {
 	mon  sysmon
 	pool gpool // idle owner goroutines (pool.go)
 
-	yields yieldRows // Yields in a row, per P (yield.go)
-
 	wg        sync.WaitGroup // every goroutine this executor started
 	closeOnce sync.Once
 	stats     counters
+	yields    yieldRows // Yields in a row, per P (yield.go); last, so that it moves no other field
 }
 
 // counters are diagnostics, updated with relaxed intent (Go has only
