@@ -58,6 +58,14 @@
 // once), the registry stays empty and Park waits without handing its core
 // off: slower, since sysmon must retake the core, but correct.
 //
+// Yield (yield.go). A task's stack is its goroutine's, so Job.Yield cannot
+// move the task to the back of a queue: it lets other goroutines have the
+// P (runtime.Gosched), an owner with its thread unlocked, keeping its
+// core. A body that polls with Yield waits for a task running elsewhere;
+// from its 16th Yield in a row on, Yield also gives the thread up to the
+// OS (sched_yield on Linux), lest the poller hold the CPU the OS has put
+// the awaited owner's thread on.
+//
 // Sysmon (sysmon.go). A monitor goroutine watches each core's heartbeat (a
 // count of tasks started). A Running core whose heartbeat has not moved for 1
 // ms while work waits (its inbox or the global queue is non-empty) is stuck

@@ -1,6 +1,7 @@
 package vcore
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +60,7 @@ type Executor struct {
 	wg        sync.WaitGroup // every goroutine this executor started
 	closeOnce sync.Once
 	stats     counters
+	yields    yieldRows // Yields in a row, per P (yield.go); last, so that it moves no other field
 }
 
 // counters are diagnostics, updated with relaxed intent (Go has only
@@ -119,6 +121,7 @@ func New(opts ...Option) (*Executor, error) {
 	e.global.init(cfg.globalSize)
 	e.reg.init(cfg.workers + cfg.maxTemp + 1)
 	e.mon.init()
+	e.yields.init(runtime.GOMAXPROCS(0))
 	e.wg.Add(1)
 	go e.sysmon()
 	return e, nil
