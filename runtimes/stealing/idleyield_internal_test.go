@@ -11,8 +11,8 @@ import (
 )
 
 // Yield's count of Yields in a row that found nothing queued (the trigger
-// of osYield) counts up to osYieldAfter and stays there while the task
-// polls, and starts again after the coroutine suspends (a Sleep) and
+// of goruntime.OSYield) counts up to osYieldAfter and stays there while
+// the task polls, and starts again after the coroutine suspends (a Sleep) and
 // after a Yield that found work queued. A count that never reset would
 // make every Yield of a task that once polled pay a system call.
 func TestIdleYieldsCount(t *testing.T) {

@@ -28,8 +28,9 @@ import (
 // poller then takes the CPU's time slices while the task it waits for
 // waits for the CPU. So from the osYieldAfter-th Yield in a row that
 // found nothing queued in the same task on, Yield also gives the thread
-// up to the OS (osYield), as the Go runtime's spin waits do; a poller
-// that waits for a task already running elsewhere loses nothing by it.
+// up to the OS (goruntime.OSYield), as the Go runtime's spin waits do; a
+// poller that waits for a task already running elsewhere loses nothing by
+// it.
 // The count (coro.idleYields) is reset when the coroutine starts a task,
 // suspends or yields to the yield list.
 func (e *Executor) Yield() {
@@ -53,7 +54,7 @@ func (e *Executor) Yield() {
 		c.idleYields++
 		return
 	}
-	osYield()
+	goruntime.OSYield()
 }
 
 // yielded puts c, which yielded to its driver, on the yield list and wakes

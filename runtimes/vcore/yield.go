@@ -10,7 +10,8 @@ import (
 )
 
 // osYieldAfter is how many Yields in a row (see pollGap) a goroutine makes
-// before each further one also gives its thread up to the OS (osYield).
+// before each further one also gives its thread up to the OS
+// (goruntime.OSYield).
 const osYieldAfter = 16
 
 // pollGap bounds the time from one Yield's start to the next one's for the
@@ -39,8 +40,8 @@ var epoch = time.Now()
 // them, milliseconds later): the poller then takes the CPU's time slices
 // while the task it waits for waits for the CPU. So from the
 // osYieldAfter-th Yield in a row on, Yield also gives the thread up to the
-// OS (osYield), as the Go runtime's own spin waits do; a poller that waits
-// for a task running elsewhere loses nothing by it.
+// OS (goruntime.OSYield), as the Go runtime's own spin waits do; a poller
+// that waits for a task running elsewhere loses nothing by it.
 func (e *Executor) Yield() {
 	if w := e.lockedOwner(); w != nil {
 		e.loosen(w)
@@ -50,7 +51,7 @@ func (e *Executor) Yield() {
 		runtime.Gosched()
 	}
 	if e.yields.inRow() > osYieldAfter {
-		osYield()
+		goruntime.OSYield()
 	}
 }
 
@@ -71,7 +72,7 @@ func (e *Executor) lockedOwner() *worker {
 // yieldRows counts Yields in a row, per P: a row is a run of Yields by one
 // goroutine on one P, each starting less than pollGap after the one
 // before. A poller moved to another P starts a new row there, which only
-// delays its osYield. Where goroutines have no identity (goruntime.GOK
+// delays its OSYield. Where goroutines have no identity (goruntime.GOK
 // false) the goroutines of a P share its rows. The zero yieldRows counts
 // nothing (inRow reports 1); init sizes it.
 type yieldRows struct {
@@ -85,7 +86,7 @@ type yieldRows struct {
 // on a P have no happens-before edge between them, and two Ps may share a
 // slot. Nothing but the row's length rides on them: a torn row (two
 // goroutines updating one slot at once) only starts a row anew or lets
-// one Yield call osYield early.
+// one Yield call goruntime.OSYield early.
 type yieldSlot struct {
 	_  cpu.CacheLinePad
 	g  atomic.Uintptr // the goroutine of the row (goruntime.G; 0 where !GOK)

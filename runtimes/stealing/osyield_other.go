@@ -1,7 +1,0 @@
-//go:build !linux
-
-package stealing
-
-// osYield does nothing where the package has no portable way to give the
-// thread up (see osyield_linux.go): Yield stays runtime.Gosched there.
-func osYield() {}
