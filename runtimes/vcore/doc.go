@@ -48,15 +48,22 @@
 // Free); then it waits. Woken, the goroutine takes its previous core back if
 // it is Free (soft affinity), else any Free core, else finishes its body on
 // a plain goroutine and retires to the pool (the starvation escape hatch: a
-// woken task never waits for a core). Park learns whether its caller owns a
-// core from the registry (registry.go), keyed by the calling goroutine's g
-// (goruntime.G, a load) on amd64 and arm64. Elsewhere it is keyed by the
-// calling thread's id, exact because a locked thread runs nothing but its
-// goroutine: threadID (tid_GOOS.go), gettid on Linux, thread_selfid on
-// macOS, thr_self on FreeBSD, the Thread Environment Block's address on
-// Windows. Where there is none (or it misbehaves, which threadIDsWork checks
-// once), the registry stays empty and Park waits without handing its core
-// off: slower, since sysmon must retake the core, but correct.
+// woken task never waits for a core). It does not take a core from an owner
+// that spins with nothing to do: as an owner again, the body would hand the
+// core off at its next park (a pooled goroutine woken to own it, and the
+// displaced spinner retired), where a coreless body's park is a plain wait.
+// Coreless, its Launches go to inboxes, which the spinning owners poll;
+// taking their cores made every park-heavy workload slower (WaitersStorm,
+// CancelFanout, JobCreate's latency: a root that launches and joins one
+// child at a time). Park learns whether its caller owns a core from the
+// registry (registry.go), keyed by the calling goroutine's g (goruntime.G, a
+// load) on amd64 and arm64. Elsewhere it is keyed by the calling thread's
+// id, exact because a locked thread runs nothing but its goroutine: threadID
+// (tid_GOOS.go), gettid on Linux, thread_selfid on macOS, thr_self on
+// FreeBSD, the Thread Environment Block's address on Windows. Where there is
+// none (or it misbehaves, which threadIDsWork checks once), the registry
+// stays empty and Park waits without handing its core off: slower, since
+// sysmon must retake the core, but correct.
 //
 // Yield (yield.go). A task's stack is its goroutine's, so Job.Yield cannot
 // move the task to the back of a queue: it lets other goroutines have the
