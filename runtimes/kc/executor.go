@@ -187,6 +187,11 @@ type Parker struct {
 	hand atomic.Uint32
 	res  Resumer
 	g    uintptr // the parked goroutine's runtime g (see goruntime.Park)
+
+	// arm is the channel wait whose cancel hook Wait registers before it
+	// blocks (see chanWaiter.arm), or nil. Set and read by the waiting
+	// goroutine only.
+	arm *chanWaiter
 }
 
 // Wake reasons stored in Parker.reason. Zero means "not woken yet".
@@ -213,8 +218,13 @@ func (p *Parker) init(worker bool) {
 }
 
 // Wait blocks until the core wakes p (at once if it already has). Park
-// calls it exactly once.
+// calls it exactly once, on the waiting goroutine. For a channel wait it
+// first registers the waiting job's cancel hook, unless the wake has come
+// (see chanWaiter.arm): a spin before Wait runs without it.
 func (p *Parker) Wait() {
+	if p.arm != nil {
+		p.arm.arm()
+	}
 	if directPark {
 		p.parkDirect()
 		return
@@ -238,8 +248,8 @@ const spinYields = 3
 // WaitAll, Sleep) do not spin: their wake is a job's end or a timer, and
 // spinning there slows the waker down (20-40% on WaitersStorm when every
 // wait spun), so Spin on them only reports the wake. A channel ping-pong on
-// the goroutine and stealing backends costs about three quarters as much
-// with Spin as without.
+// the goroutine backend costs about three quarters as much with Spin as
+// without (stealing spins its own way, on its P's local run queue).
 //
 // Never call Spin on a goroutine locked to its OS thread (LockOSThread): a
 // yield there hands the thread off, which costs tens of microseconds
@@ -250,6 +260,12 @@ func (p *Parker) Spin() bool {
 	}
 	return p.woken()
 }
+
+// Woken reports whether the wake of p has been decided, so that Wait
+// returns at once or after at most a short wait for the signal. One atomic
+// load. An executor that spins its own way before it blocks polls it
+// instead of calling Spin.
+func (p *Parker) Woken() bool { return p.woken() }
 
 // Worker reports whether the goroutine that parks is running a task of the
 // executor (a job body, or a body run inline by one) rather than an outside
