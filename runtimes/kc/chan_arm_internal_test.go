@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // spinExecutor runs every task on a goroutine of its own; its Park calls
@@ -27,7 +28,7 @@ func (e *spinExecutor) Close() error { e.wg.Wait(); return nil }
 
 // hooksOf returns the cancel hooks listed on the job of p's channel wait.
 func hooksOf(p *Parker) *cancelNode {
-	j := p.arm.job
+	j := (*chanWaiter)(unsafe.Pointer(p)).job
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.hooks
@@ -45,7 +46,7 @@ func TestChanHookArmedOnlyToBlock(t *testing.T) {
 	cancelNext := false
 	ex := &spinExecutor{}
 	ex.spin = func(p *Parker) {
-		if p.arm == nil {
+		if !p.arm {
 			return // not a channel wait of a job
 		}
 		hooked = append(hooked, hooksOf(p) != nil)

@@ -1,6 +1,9 @@
 package kc
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // Blocking channel operations: spec 05's wait nodes, on kc's Parker.
 //
@@ -37,6 +40,10 @@ type chanWaiter struct {
 	// goroutine.
 	how uint8
 }
+
+// Parker.Wait finds a chanWaiter from its Parker (see Parker.arm): the
+// Parker must be the struct's first field. This fails to compile otherwise.
+var _ = [1]struct{}{}[unsafe.Offsetof(chanWaiter{}.waiter)+unsafe.Offsetof(waiter{}.p)]
 
 // hookUnarmed is chanWaiter.how while the cancel hook is not registered:
 // the wake came before Parker.Wait (a partner answered while the executor
@@ -123,7 +130,7 @@ func (w *chanWaiter) wait() (reason uint32, private bool) {
 		return w.p.reason.Load(), true
 	}
 	w.how = hookUnarmed
-	w.p.arm = w
+	w.p.arm = true
 	j.rt.ex.Park(&w.p)
 	slowPoint()
 	private = w.how != hookLinked

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Executor is what a backend implements: where job bodies run, how a blocked
@@ -178,6 +179,11 @@ type Parker struct {
 	reason atomic.Uint32
 	worker bool // immutable after init: see Worker
 	quick  bool // immutable after init: the wake usually comes at once (see Spin)
+	// arm tells Wait to register the cancel hook of the channel wait whose
+	// Parker p is (the first field of a chanWaiter) before it blocks (see
+	// chanWaiter.arm). A flag in padding, not a pointer, keeps every job
+	// wait node at its size class. Set and read by the waiting goroutine.
+	arm bool
 
 	// hand is the hand-off word (a handState, see handoff.go): Wait (its
 	// commit), Suspend and signal race on it with atomics. res is the
@@ -187,11 +193,6 @@ type Parker struct {
 	hand atomic.Uint32
 	res  Resumer
 	g    uintptr // the parked goroutine's runtime g (see goruntime.Park)
-
-	// arm is the channel wait whose cancel hook Wait registers before it
-	// blocks (see chanWaiter.arm), or nil. Set and read by the waiting
-	// goroutine only.
-	arm *chanWaiter
 }
 
 // Wake reasons stored in Parker.reason. Zero means "not woken yet".
@@ -222,8 +223,8 @@ func (p *Parker) init(worker bool) {
 // first registers the waiting job's cancel hook, unless the wake has come
 // (see chanWaiter.arm): a spin before Wait runs without it.
 func (p *Parker) Wait() {
-	if p.arm != nil {
-		p.arm.arm()
+	if p.arm {
+		(*chanWaiter)(unsafe.Pointer(p)).arm() // p is its first field
 	}
 	if directPark {
 		p.parkDirect()
