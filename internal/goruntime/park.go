@@ -41,3 +41,13 @@ func gopark(unlockf func(uintptr, unsafe.Pointer) bool, lock unsafe.Pointer, rea
 
 //go:linkname goready runtime.goready
 func goready(gp uintptr, traceskip int)
+
+// Yield puts the calling goroutine at the back of its P's local run queue
+// and runs the next goroutine there, as runtime.Gosched does, but without
+// the global run queue: no scheduler lock, and no wake of an idle P (which
+// Gosched does so that the global queue is served). A yielder therefore
+// stays on its P unless another P steals it. It is the runtime's goyield,
+// kept linkname-accessible on purpose (go.dev/issue/67401).
+//
+//go:linkname Yield runtime.goyield
+func Yield()

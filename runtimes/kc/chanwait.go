@@ -1,6 +1,9 @@
 package kc
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // Blocking channel operations: spec 05's wait nodes, on kc's Parker.
 //
@@ -32,7 +35,20 @@ const wakeCase uint32 = 16
 type chanWaiter struct {
 	waiter      // p, and hook for the waiting job; its job-list fields are unused
 	job    *Job // the waiting job; nil for a plain goroutine. Immutable.
+	// how is addHook's result for the cancel hook (hookLinked and so on),
+	// or hookUnarmed. Written by arm, read by wait; both on the waiting
+	// goroutine.
+	how uint8
 }
+
+// Parker.Wait finds a chanWaiter from its Parker (see Parker.arm): the
+// Parker must be the struct's first field. This fails to compile otherwise.
+var _ = [1]struct{}{}[unsafe.Offsetof(chanWaiter{}.waiter)+unsafe.Offsetof(waiter{}.p)]
+
+// hookUnarmed is chanWaiter.how while the cancel hook is not registered:
+// the wake came before Parker.Wait (a partner answered while the executor
+// spun), so the hook never was.
+const hookUnarmed = 255
 
 // selectWaiters holds zeroed chanWaiters of finished Selects for reuse
 // (newChanWaiter, putChanWaiter).
@@ -97,31 +113,48 @@ func (c *Chan[T]) putOp(op *chanOp[T]) {
 }
 
 // wait parks until a counterpart or the cancellation of w.job wakes w, and
-// returns the wake reason. The cancel hook is on w.job only while parked.
-// private reports whether only the counterpart that won the wake can have
-// touched w: the hook was never linked, or the owner unlinked it itself.
-// When it is false, the cancel walk of w.job detached the hook and may
-// still be about to try its (losing) wake on w, so w must not be reused.
+// returns the wake reason. The cancel hook is on w.job only while w blocks
+// in Parker.Wait, which registers it (arm) after the executor's spin: a
+// partner that answers during the spin (a ping-pong) spares the job's
+// mutex twice. A cancellation during the spin is not missed: arm finds
+// the cancel walk done (hookFireNow) and wakes w itself, and a counterpart
+// meanwhile does not commit (claim checks cancelSeen). private reports
+// whether only the counterpart that won the wake can have touched w: the
+// hook was never linked, or the owner unlinked it itself. When it is
+// false, the cancel walk of w.job detached the hook and may still be about
+// to try its (losing) wake on w, so w must not be reused.
 func (w *chanWaiter) wait() (reason uint32, private bool) {
 	j := w.job
 	if j == nil {
 		w.p.Wait()
 		return w.p.reason.Load(), true
 	}
-	w.hook.w = &w.waiter
-	how := j.addHook(&w.hook)
-	if how == hookFireNow {
-		w.p.wake(wakeCancel)
-	}
+	w.how = hookUnarmed
+	w.p.arm = true
 	j.rt.ex.Park(&w.p)
 	slowPoint()
-	private = how != hookLinked
-	if how == hookLinked {
+	private = w.how != hookLinked
+	if w.how == hookLinked {
 		j.mu.Lock()
 		private = j.removeHookLocked(&w.hook)
 		j.mu.Unlock()
 	}
 	return w.p.reason.Load(), private
+}
+
+// arm registers w's cancel hook on w.job, unless the wake has come: Wait
+// calls it on the waiting goroutine, once the executor is about to block
+// (after its spin, if any). If the job's cancel walk has already run, the
+// hook is fired here instead.
+func (w *chanWaiter) arm() {
+	if w.p.woken() {
+		return
+	}
+	w.hook.w = &w.waiter
+	w.how = uint8(w.job.addHook(&w.hook))
+	if w.how == hookFireNow {
+		w.p.wake(wakeCancel)
+	}
 }
 
 // unpark wakes w after a counterpart won its CAS. It never blocks.

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Executor is what a backend implements: where job bodies run, how a blocked
@@ -178,6 +179,11 @@ type Parker struct {
 	reason atomic.Uint32
 	worker bool // immutable after init: see Worker
 	quick  bool // immutable after init: the wake usually comes at once (see Spin)
+	// arm tells Wait to register the cancel hook of the channel wait whose
+	// Parker p is (the first field of a chanWaiter) before it blocks (see
+	// chanWaiter.arm). A flag in padding, not a pointer, keeps every job
+	// wait node at its size class. Set and read by the waiting goroutine.
+	arm bool
 
 	// hand is the hand-off word (a handState, see handoff.go): Wait (its
 	// commit), Suspend and signal race on it with atomics. res is the
@@ -213,8 +219,13 @@ func (p *Parker) init(worker bool) {
 }
 
 // Wait blocks until the core wakes p (at once if it already has). Park
-// calls it exactly once.
+// calls it exactly once, on the waiting goroutine. For a channel wait it
+// first registers the waiting job's cancel hook, unless the wake has come
+// (see chanWaiter.arm): a spin before Wait runs without it.
 func (p *Parker) Wait() {
+	if p.arm {
+		(*chanWaiter)(unsafe.Pointer(p)).arm() // p is its first field
+	}
 	if directPark {
 		p.parkDirect()
 		return
@@ -238,8 +249,8 @@ const spinYields = 3
 // WaitAll, Sleep) do not spin: their wake is a job's end or a timer, and
 // spinning there slows the waker down (20-40% on WaitersStorm when every
 // wait spun), so Spin on them only reports the wake. A channel ping-pong on
-// the goroutine and stealing backends costs about three quarters as much
-// with Spin as without.
+// the goroutine backend costs about three quarters as much with Spin as
+// without (stealing spins its own way, on its P's local run queue).
 //
 // Never call Spin on a goroutine locked to its OS thread (LockOSThread): a
 // yield there hands the thread off, which costs tens of microseconds
@@ -250,6 +261,12 @@ func (p *Parker) Spin() bool {
 	}
 	return p.woken()
 }
+
+// Woken reports whether the wake of p has been decided, so that Wait
+// returns at once or after at most a short wait for the signal. One atomic
+// load. An executor that spins its own way before it blocks polls it
+// instead of calling Spin.
+func (p *Parker) Woken() bool { return p.woken() }
 
 // Worker reports whether the goroutine that parks is running a task of the
 // executor (a job body, or a body run inline by one) rather than an outside
