@@ -144,7 +144,7 @@ func (e *Executor) spawnSlow(t *kc.Task) {
 			e.wake()
 			return
 		}
-		n = r.grabHalf(batch[:])
+		n = r.grab(batch[:], true)
 	}
 	procUnpin()
 	e.inj.push(batch[:n], t)

@@ -216,7 +216,7 @@ func (e *Executor) scan(last []uint32, busy []bool, full bool) (stuck, queued in
 func (e *Executor) unstick(i int) {
 	var batch [ringSize + 1]*kc.Task
 	r := &e.rings[i]
-	n := r.grab(batch[:ringSize])
+	n := r.grab(batch[:ringSize], false)
 	if t := r.next.Load(); t != nil && !stale(t) && r.takeNext(t) {
 		batch[n] = t
 		n++

@@ -210,20 +210,27 @@ func (r *ring) takeNext(t *kc.Task) bool {
 	return true
 }
 
-// grabHalf moves the older half of the FIFO (rounded up) into batch and
-// returns how many it moved. Owner only: it makes room when the FIFO is full.
-func (r *ring) grabHalf(batch []*kc.Task) int {
+// grab moves the oldest FIFO entries into batch, half of them (rounded
+// up) if half, else as many as batch holds, and returns how many it moved.
+// The owner grabs half to make room when the FIFO is full; the monitor
+// grabs all of a stuck ring (unstick). Anyone may call it: like takeFIFO it
+// reads the slots and then commits with a CAS on head. While head stays at
+// h the owner writes no slot in [h, tail) (it writes only past tail, below
+// h+ringSize), so a successful CAS means the slots read were the entries;
+// if h was stale, tail-h may be anything, the slots read may be reused,
+// and the CAS fails.
+func (r *ring) grab(batch []*kc.Task, half bool) int {
 	for {
 		h := r.head.Load()
 		n := r.tail.Load() - h
-		n -= n / 2
-		if int(n) > len(batch) {
-			n = uint32(len(batch))
+		if half {
+			n -= n / 2
 		}
+		n = min(n, uint32(len(batch)))
 		for i := range n {
 			batch[i] = r.slots[(h+i)&ringMask].Load()
 		}
-		if r.head.CompareAndSwap(h, h+n) {
+		if r.head.CompareAndSwap(h, h+n) { // commits the take against other takers
 			return int(n)
 		}
 	}

@@ -42,8 +42,8 @@ func TestRingOwnerOnly(t *testing.T) {
 		t.Fatal("pop did not take the LIFO slot first")
 	}
 	var batch [ringSize / 2]*kc.Task
-	if n := r.grabHalf(batch[:]); n != ringSize/2 || batch[0] != ts[0] {
-		t.Fatalf("grabHalf of a full ring: %d tasks, first %p; want %d, %p", n, batch[0], ringSize/2, ts[0])
+	if n := r.grab(batch[:], true); n != ringSize/2 || batch[0] != ts[0] {
+		t.Fatalf("grab(half) of a full ring: %d tasks, first %p; want %d, %p", n, batch[0], ringSize/2, ts[0])
 	}
 	for i := ringSize / 2; i < ringSize; i++ {
 		if got := r.pop(); got != ts[i] {

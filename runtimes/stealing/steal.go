@@ -78,29 +78,6 @@ func (e *Executor) stealPass(w *worker) *kc.Task {
 	return nil
 }
 
-// grab moves the oldest FIFO entries of r, as many as batch holds (at
-// most ringSize), into batch and returns how many it moved. Anyone: like
-// takeFIFO it reads the slots and then commits with a CAS on head. While
-// head stays at h the owner writes no slot in [h, tail) (it writes only
-// past tail, below h+ringSize), so a successful CAS means the slots read
-// were the entries; if h was stale, tail-h may be anything, the slots read
-// may be reused, and the CAS fails.
-func (r *ring) grab(batch []*kc.Task) int {
-	for {
-		h := r.head.Load()
-		n := min(r.tail.Load()-h, uint32(len(batch)), ringSize)
-		if n == 0 {
-			return 0
-		}
-		for i := range n {
-			batch[i] = r.slots[(h+i)&ringMask].Load()
-		}
-		if r.head.CompareAndSwap(h, h+n) { // commits the take against other takers
-			return int(n)
-		}
-	}
-}
-
 // stealNext takes a LIFO slot that holds the same runnable task before and
 // after a Gosched: the first such slot from a random ring on, one
 // candidate per call (every ring is a candidate, whatever GOMAXPROCS).
