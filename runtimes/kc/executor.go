@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // Executor is what a backend implements: where job bodies run, how a blocked
@@ -250,23 +252,30 @@ const spinYields = 3
 // spinning there slows the waker down (20-40% on WaitersStorm when every
 // wait spun), so Spin on them only reports the wake. A channel ping-pong on
 // the goroutine backend costs about three quarters as much with Spin as
-// without (stealing spins its own way, on its P's local run queue).
+// without.
 //
 // Never call Spin on a goroutine locked to its OS thread (LockOSThread): a
 // yield there hands the thread off, which costs tens of microseconds
 // instead of a goroutine switch (vcore unlocks first).
-func (p *Parker) Spin() bool {
+func (p *Parker) Spin() bool { return p.spin(runtime.Gosched) }
+
+// SpinLocal is Spin with the runtime's goyield (goruntime.Yield) for a
+// yield instead of runtime.Gosched: the yielder goes to the back of its P's
+// local run queue, not to the global one, so a yield takes no scheduler
+// lock and wakes no idle P, and the partner (readied into this P's next
+// slot by its wake, or yielding here itself) runs next on this P. A
+// ping-pong thus stays on one P, as with Go's channels, instead of passing
+// through the global queue, where a woken idle P could take either side.
+// The stealing backend's Park uses it.
+func (p *Parker) SpinLocal() bool { return p.spin(goruntime.Yield) }
+
+// spin is Spin and SpinLocal, with yield for a yield of the processor.
+func (p *Parker) spin(yield func()) bool {
 	for i := 0; p.quick && i < spinYields && !p.woken(); i++ {
-		runtime.Gosched()
+		yield()
 	}
 	return p.woken()
 }
-
-// Woken reports whether the wake of p has been decided, so that Wait
-// returns at once or after at most a short wait for the signal. One atomic
-// load. An executor that spins its own way before it blocks polls it
-// instead of calling Spin.
-func (p *Parker) Woken() bool { return p.woken() }
 
 // Worker reports whether the goroutine that parks is running a task of the
 // executor (a job body, or a body run inline by one) rather than an outside

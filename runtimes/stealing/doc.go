@@ -169,9 +169,8 @@
 // # Blocking
 //
 // Waits that do not suspend a coroutine (see Parking) compensate rather
-// than switch stacks. Park first yields a few times (spin, like
-// Parker.Spin but through its P's local run queue, so a ping-pong stays on
-// one P), since the partner of a channel wait often answers at once, and
+// than switch stacks. Park first yields a few times (Parker.SpinLocal,
+// through its P's local run queue, so a ping-pong stays on one P), since the partner of a channel wait often answers at once, and
 // the channel then skips its cancel hook (Parker.Wait registers it only
 // when the wait blocks); if the wake has not come, it gives the worker's
 // running slot back and, if work is queued, wakes or starts another

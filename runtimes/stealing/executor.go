@@ -168,9 +168,9 @@ func (e *Executor) Park(p *kc.Parker) {
 		return // suspended and resumed: the driver kept the slot
 	}
 	// A partner that answers at once (a ping-pong, a request and its reply)
-	// wakes us within a few goroutine switches: spin yields for it before
+	// wakes us within a few goroutine switches: SpinLocal yields for it before
 	// we pay for a hand-off of the worker slot.
-	if spin(p) || !p.Worker() {
+	if p.SpinLocal() || !p.Worker() {
 		p.Wait() // if woken: at most a short wait for the signal, no compensation needed
 		return
 	}

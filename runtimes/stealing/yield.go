@@ -4,7 +4,6 @@ import (
 	"runtime"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
-	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
 // Yield is kc.Yielder: Job.Yield calls it. On a loop coroutine with work
@@ -73,23 +72,4 @@ func (e *Executor) yielded(c *coro) {
 // takeYielded returns the oldest yielded coroutine, or nil.
 func (e *Executor) takeYielded() *coro {
 	return e.yieldQ.pop()
-}
-
-// spinYields is how many times spin yields the P.
-const spinYields = 3
-
-// spin is Park's kc.Parker.Spin: for a quick wait (a channel operation) it
-// yields the P up to spinYields times while the wake has not come, and
-// reports whether it has. It yields with goruntime.Yield, not
-// runtime.Gosched: the yielder goes to the back of its P's local run queue,
-// not to the global one, so a yield takes no scheduler lock and wakes no
-// idle P, and the partner (readied into this P's next slot by its wake, or
-// yielding here itself) runs next on this P. A ping-pong thus stays on one
-// P, as with Go's channels, instead of passing through the global queue,
-// where a woken idle P could take either side.
-func spin(p *kc.Parker) bool {
-	for i := 0; p.Quick() && i < spinYields && !p.Woken(); i++ {
-		goruntime.Yield()
-	}
-	return p.Woken()
 }
