@@ -14,6 +14,30 @@ func fairExecutor() *Executor {
 	return &Executor{rings: make([]ring, 1), readies: make([]readySlot, 1), base: 1}
 }
 
+// takenWithin drives findLocal by hand for up to 2*injectEvery looks for
+// work. Before each look, refill sets up the competing work and returns
+// the task and coroutine that the look must otherwise return; t fails
+// unless a look returns what target accepts, named what, within
+// injectEvery looks.
+func takenWithin(t *testing.T, e *Executor, what string, target func(*kc.Task, *coro) bool, refill func() (*kc.Task, *coro)) {
+	t.Helper()
+	w := &worker{}
+	for i := 1; i <= 2*injectEvery; i++ {
+		otherTask, otherCoro := refill()
+		task, r := e.findLocal(w)
+		if target(task, r) {
+			if i > injectEvery {
+				t.Fatalf("%s came at look %d; want within %d", what, i, injectEvery)
+			}
+			return
+		}
+		if task != otherTask || r != otherCoro {
+			t.Fatalf("look %d: task %p, coroutine %p; want %s or task %p, coroutine %p", i, task, r, what, otherTask, otherCoro)
+		}
+	}
+	t.Fatalf("%s was not taken in %d looks for work, with the competing work always refilled", what, 2*injectEvery)
+}
+
 // The spec 05 fairness rule, injector half: a worker whose ready
 // coroutines never run out still takes a task from the injector within
 // injectEvery looks for work. Without the rule, ready coroutines always
@@ -23,21 +47,13 @@ func TestFairnessTakesInjector(t *testing.T) {
 	e := fairExecutor()
 	injected := new(kc.Task)
 	e.inj.push(nil, injected)
-	w := &worker{}
-	for i := 1; i <= 2*injectEvery; i++ {
-		e.readies[0].c.Store(&coro{}) // a ready coroutine is always there
-		task, r := e.findLocal(w)
-		if task == injected {
-			if i > injectEvery {
-				t.Fatalf("the injected task came at look %d; want within %d", i, injectEvery)
-			}
-			return
-		}
-		if task != nil || r == nil {
-			t.Fatalf("look %d: task %p, coroutine %p; want the ready coroutine or the injected task", i, task, r)
-		}
-	}
-	t.Fatalf("the injected task was not taken in %d looks for work, with a coroutine always ready", 2*injectEvery)
+	takenWithin(t, e, "the injected task",
+		func(task *kc.Task, _ *coro) bool { return task == injected },
+		func() (*kc.Task, *coro) {
+			c := &coro{}
+			e.readies[0].c.Store(c) // a ready coroutine is always there
+			return nil, c
+		})
 }
 
 // The fairness rule, ring half: a ring whose LIFO slot is refilled after
@@ -52,24 +68,15 @@ func TestFairnessTakesFIFO(t *testing.T) {
 	if !r.pushBack(oldest) {
 		t.Fatal("pushBack into an empty ring: false")
 	}
-	w := &worker{}
-	for i := 1; i <= 2*injectEvery; i++ {
-		lifo := new(kc.Task)
-		if old := r.put(lifo); old != nil {
-			t.Fatalf("look %d: put found the FIFO full", i)
-		}
-		task, c := e.findLocal(w)
-		if task == oldest {
-			if i > injectEvery {
-				t.Fatalf("the FIFO's task came at take %d; want within %d", i, injectEvery)
+	takenWithin(t, e, "the FIFO's task",
+		func(task *kc.Task, _ *coro) bool { return task == oldest },
+		func() (*kc.Task, *coro) {
+			lifo := new(kc.Task)
+			if old := r.put(lifo); old != nil {
+				t.Fatal("put found the FIFO full")
 			}
-			return
-		}
-		if task != lifo || c != nil {
-			t.Fatalf("take %d: task %p, coroutine %p; want the LIFO slot's task %p or the FIFO's %p", i, task, c, lifo, oldest)
-		}
-	}
-	t.Fatalf("the FIFO's task was not taken in %d takes, with the LIFO slot always refilled", 2*injectEvery)
+			return lifo, nil
+		})
 }
 
 // The fairness rule, ready-list half: wakes that keep refilling the P's
@@ -82,20 +89,11 @@ func TestFairnessTakesReadyList(t *testing.T) {
 	listed := &coro{}
 	listed.n.Store(1)
 	e.readyQ.push(listed)
-	w := &worker{}
-	for i := 1; i <= 2*injectEvery; i++ {
-		woken := &coro{}
-		e.readies[0].c.Store(woken) // a wake refills the slot every time
-		task, r := e.findLocal(w)
-		if r == listed {
-			if i > injectEvery {
-				t.Fatalf("the listed coroutine came at look %d; want within %d", i, injectEvery)
-			}
-			return
-		}
-		if task != nil || r != woken {
-			t.Fatalf("look %d: task %p, coroutine %p; want the slot's %p or the listed %p", i, task, r, woken, listed)
-		}
-	}
-	t.Fatalf("the listed coroutine was not taken in %d looks for work, with the ready slot always refilled", 2*injectEvery)
+	takenWithin(t, e, "the listed coroutine",
+		func(_ *kc.Task, r *coro) bool { return r == listed },
+		func() (*kc.Task, *coro) {
+			woken := &coro{}
+			e.readies[0].c.Store(woken) // a wake refills the slot every time
+			return nil, woken
+		})
 }
