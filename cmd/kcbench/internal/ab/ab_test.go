@@ -3,6 +3,7 @@ package ab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,7 @@ func startTwo(t *testing.T) (a, b *Driver) {
 // is fixed, and the progress callback saw every round.
 func TestRunPairs(t *testing.T) {
 	a, b := startTwo(t)
-	if !strings.HasPrefix(a.Info, "kcbench-abdriver/1 ") || !strings.HasSuffix(a.Info, "kcslow=off") {
+	if !strings.HasPrefix(a.Info, fmt.Sprintf("kcbench-abdriver/%d ", Protocol)) || a.Proto != Protocol || !strings.HasSuffix(a.Info, "kcslow=off") {
 		t.Errorf("Info = %q", a.Info)
 	}
 	var rounds []int
