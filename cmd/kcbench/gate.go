@@ -35,8 +35,9 @@ paired: the ratio, its 95% interval, its p-value, Holm-corrected across
 all the rows; a row regresses when significant and worse than
 -max-regress), with its minimum detectable effect (the smallest change
 the run would have caught at 90% power). With -precision and -budget,
-rounds are added to the rows whose interval is still wider than asked
-(a latency workload's four rows together) until the budget is spent. The drift of a noisy machine hits both sides of a pair
+rounds are added to the benchmarks whose interval is still wider than
+asked until the budget is spent (the latency rows keep their -count
+pairs, as run's precision rounds leave out its latency lines). The drift of a noisy machine hits both sides of a pair
 alike, so this mode works on shared and CI machines.
 
 With -baseline, gate compares every benchmark of file with the same
@@ -107,6 +108,9 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 		// Package paired takes alpha in (0, 1): at 1 it judges no row.
 		if !(opts.Alpha > 0 && opts.Alpha < 1) {
 			return usageError("-alpha must be in (0, 1) with -base, not %v", opts.Alpha)
+		}
+		if *latency < 0 {
+			return usageError("-latency must be >= 0, not %d", *latency)
 		}
 		return runGateAB(stdout, stderr, *baseRef, *bench, *backends, *latency, &abf, opts)
 	}

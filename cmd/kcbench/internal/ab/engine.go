@@ -54,10 +54,13 @@ type Config struct {
 	// Rows are the benchmarks, as <Workload>/backend=<b>[/n=<k>].
 	Rows []string
 	// Latency are the latency samplers, as <Workload>/backend=<b> (a
-	// workload of perf.LatencyWorkloads). Every round, after the rows,
-	// samples each of them once on every side (LatencySamples single
-	// ops, see Driver.Latency); every percentile of the answers is a row
-	// of the Result, named LatencyPrefix+<Workload>/backend=<b>.
+	// workload of perf.LatencyWorkloads). Each of the first Rounds
+	// rounds, after the rows, samples each of them once on every side
+	// (LatencySamples single ops, see Driver.Latency); the rounds that
+	// Precision or Budget add are the rows' only, as the precision
+	// rounds of "kcbench run" leave out its latency lines. Every
+	// percentile of the answers is a row of the Result, named
+	// LatencyPrefix+<Workload>/backend=<b>, in the answers' unit.
 	Latency        []string
 	LatencySamples int
 	// Sides are the drivers. Side 0 is the base; every other side is
@@ -227,7 +230,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			for i, s := range samplers {
 				w := cfg.width(s, family)
 				switch {
-				case over || cfg.Budget == 0 && cfg.Precision == 0:
+				case over || cfg.Budget == 0 && cfg.Precision == 0 || s.latency != "":
 					active[i] = false
 				case cfg.Precision > 0:
 					active[i] = w > cfg.Precision
@@ -286,24 +289,4 @@ func (cfg *Config) runRound(r *RowResult, round int) error {
 		r.Ns[side] = append(r.Ns[side], s.NsPerOp)
 	}
 	return nil
-}
-
-// width is the widest paired half width of s's rows over the sides, at
-// the strictest Holm level of a family of that many rows, or +Inf while
-// it cannot be estimated.
-func (cfg *Config) width(s *sampler, family int) float64 {
-	if len(s.rows) == 0 {
-		return math.Inf(1)
-	}
-	w := 0.0
-	for _, r := range s.rows {
-		for side := 1; side < len(cfg.Sides); side++ {
-			e, err := paired.Analyze(r.Pairs(side), 0.95, cfg.Alpha/float64(family))
-			if err != nil {
-				return math.Inf(1)
-			}
-			w = max(w, paired.HalfWidth(e))
-		}
-	}
-	return w
 }

@@ -2,9 +2,12 @@ package ab
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 )
 
 // LatencyPrefix starts the name of every latency row:
@@ -59,6 +62,26 @@ func (cfg *Config) runLatency(s *sampler, round int) error {
 		}
 	}
 	return nil
+}
+
+// width is the widest paired half width of s's rows over the sides, at
+// the strictest Holm level of a family of that many rows, or +Inf while
+// it cannot be estimated.
+func (cfg *Config) width(s *sampler, family int) float64 {
+	if len(s.rows) == 0 {
+		return math.Inf(1)
+	}
+	w := 0.0
+	for _, r := range s.rows {
+		for side := 1; side < len(cfg.Sides); side++ {
+			e, err := paired.Analyze(r.Pairs(side), 0.95, cfg.Alpha/float64(family))
+			if err != nil {
+				return math.Inf(1)
+			}
+			w = max(w, paired.HalfWidth(e))
+		}
+	}
+	return w
 }
 
 // unitsOf returns the units of vs, in order.
