@@ -24,14 +24,20 @@ layout can bias it by several percent for its whole life) and runs every
 selected benchmark (-bench, -backends, as for run) on the two in
 alternating rounds (ABBA: base, head, head, base, ...), -count rounds of
 one -sample each, the op count of a row fixed by a first run; each base
-sample is paired with the head sample taken next to it. Every row is
-judged on its paired head/base ratios (package paired: the ratio, its
-95% interval, its p-value, Holm-corrected across the rows; a row
-regresses when significant and worse than -max-regress), with its
-minimum detectable effect (the smallest change the run would have caught
-at 90% power). With -precision and -budget, rounds are
-added to the rows whose interval is still wider than asked until the
-budget is spent. The drift of a noisy machine hits both sides of a pair
+sample is paired with the head sample taken next to it. After the
+benchmarks, every round samples the latency of each selected benchmark
+of a latency workload (JobCreate, AwaitPending, as run does) once on
+each build: -latency single ops, whose p50, p90, p99 and p99.9 are four
+rows named as run's latency lines, Latency/<Workload>/backend=<b> with
+units p50-sec, p90-sec, p99-sec and p99.9-sec (-latency 0: no latency
+rows). Every row is judged on its paired head/base ratios (package
+paired: the ratio, its 95% interval, its p-value, Holm-corrected across
+all the rows; a row regresses when significant and worse than
+-max-regress), with its minimum detectable effect (the smallest change
+the run would have caught at 90% power). With -precision and -budget,
+rounds are added to the benchmarks whose interval is still wider than
+asked until the budget is spent (the latency rows keep their -count
+pairs, as run's precision rounds leave out its latency lines). The drift of a noisy machine hits both sides of a pair
 alike, so this mode works on shared and CI machines.
 
 With -baseline, gate compares every benchmark of file with the same
@@ -39,7 +45,7 @@ benchmark (same full name, same unit) in a stored baseline results
 file, unpaired; it is only valid when both files come from the same
 quiet machine, and its mde column says what it could detect.
 
-Both modes print one row per benchmark with its verdict: ok, improved,
+Both modes print one row per benchmark and unit with its verdict: ok, improved,
 regressed, too-few-samples or target-missed.
 
 With -baseline, a benchmark regresses when its median got worse by more than
@@ -84,6 +90,7 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 	baseRef := fs.String("base", "", "git `ref` to build and compare with the working tree (A/B mode)")
 	bench := fs.String("bench", ".", "A/B: gate only the benchmarks whose name matches `regexp`")
 	backends := fs.String("backends", "", "A/B: comma-separated `list` of backends and peers (default: all)")
+	latency := fs.Int("latency", 10000, "A/B: latency `samples` per backend, build and round (0: no latency rows)")
 	var abf abFlags
 	abf.register(fs, 30)
 	maxRegress := percentFlag{opts.MaxRegress}
@@ -102,7 +109,10 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 		if !(opts.Alpha > 0 && opts.Alpha < 1) {
 			return usageError("-alpha must be in (0, 1) with -base, not %v", opts.Alpha)
 		}
-		return runGateAB(stdout, stderr, *baseRef, *bench, *backends, &abf, opts)
+		if *latency < 0 {
+			return usageError("-latency must be >= 0, not %d", *latency)
+		}
+		return runGateAB(stdout, stderr, *baseRef, *bench, *backends, *latency, &abf, opts)
 	}
 	switch {
 	case *baseline == "":

@@ -10,22 +10,29 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/perf/benchunit"
+
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/runner"
 )
 
-// runGateAB implements "kcbench gate -base ref".
-func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, f *abFlags, opts gate.Options) error {
+// runGateAB implements "kcbench gate -base ref"; latency is the -latency
+// sample count (0: no latency rows).
+func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, latency int, f *abFlags, opts gate.Options) error {
 	cfg, env, err := f.config()
 	if err != nil {
 		return err
 	}
-	items, err := planRun(runFlags{bench: bench, backends: backends, count: 1, benchtime: "1x", watchdog: 1})
+	items, err := planRun(runFlags{bench: bench, backends: backends, count: 1, benchtime: "1x", watchdog: 1, latency: latency})
 	if err != nil {
 		return err
 	}
 	for _, it := range items {
 		cfg.Rows = append(cfg.Rows, it.Name())
+	}
+	if latency > 0 {
+		cfg.Latency, cfg.LatencySamples = latencySamplers(items), latency
 	}
 	cfg.Alpha = opts.Alpha
 	// An interrupt stops the measuring between two samples, so that the
@@ -50,7 +57,7 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, f *abFlags
 	paths := []string{filepath.Join(dir, "base"), filepath.Join(dir, "head")}
 	fmt.Fprintf(stderr, "building the drivers: %s and the working tree\n", baseLabel)
 	if err := ab.Build(ctx, ab.BuildSpec{Dir: wt.ModuleDir, Label: "base " + baseLabel}, paths[0]); err != nil {
-		return badInput(fmt.Errorf("-base %s: cannot build the A/B driver against it (it needs package perf's Lookup, Workload.Bench and Workload.Run, and code that compiles): %w", ref, err))
+		return badInput(fmt.Errorf("-base %s: cannot build the A/B driver against it (it needs package perf's Lookup, Workload.Bench, Workload.Run and SampleLatency, and code that compiles): %w", ref, err))
 	}
 	if err := ab.Build(ctx, ab.BuildSpec{Dir: mod, Label: "the working tree"}, paths[1]); err != nil {
 		return badInput(err)
@@ -64,8 +71,7 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, f *abFlags
 	cfg.Progress = abProgress(stderr)
 	// A row the base does not have (a new benchmark) cannot be paired:
 	// it is named and left out.
-	cfg.Rows, err = commonRows(drivers, cfg.Rows, stderr)
-	if err != nil {
+	if cfg.Rows, cfg.Latency, err = commonRows(drivers, cfg.Rows, cfg.Latency, stderr); err != nil {
 		return err
 	}
 	res, err := ab.Run(ctx, cfg)
@@ -74,44 +80,82 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, f *abFlags
 	}
 	var inputs []gate.ABInput
 	for _, r := range res.Rows {
-		inputs = append(inputs, gate.ABInput{Name: r.Name, Base: nsToSec(r.Ns[0]), Head: nsToSec(r.Ns[1])})
+		// benchfmt's tidying: ns/op is sec/op, p50-ns is p50-sec.
+		scale, unit := benchunit.Tidy(1, r.Unit)
+		inputs = append(inputs, gate.ABInput{Name: r.Name, Unit: unit, Base: scaled(r.Ns[0], scale), Head: scaled(r.Ns[1], scale)})
 	}
 	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed}, opts)
 	return writeGate(stdout, rep)
 }
 
-// commonRows drops the rows that the base build does not know (asking
-// it for one op of each), naming them on stderr. A row the head build
-// fails on is an error: the head is what is gated.
-func commonRows(drivers []*ab.Driver, rows []string, stderr io.Writer) ([]string, error) {
-	var kept, dropped []string
-	for _, name := range rows {
-		if _, err := drivers[1].Bench(name, "1x", 0); err != nil {
-			return nil, failure(err)
-		}
-		if _, err := drivers[0].Bench(name, "1x", 0); err != nil {
-			if errors.Is(err, ab.ErrDriver) {
-				return nil, err
+// latencySamplers returns the latency samplers of the planned items, in
+// plan order, as ab.Config.Latency names them: <Workload>/backend=<b> for
+// every item of a workload that has latency lines in "kcbench run"
+// (runner.LatencyPlan). Their rows are named as those lines are,
+// ab.LatencyPrefix+<Workload>/backend=<b>, with the percentile as unit.
+func latencySamplers(items []runner.Item) []string {
+	var out []string
+	for _, l := range runner.LatencyPlan(items) {
+		out = append(out, strings.TrimPrefix(l.Name(), ab.LatencyPrefix))
+	}
+	return out
+}
+
+// commonRows drops the benchmarks and latency samplers that the base
+// build does not know (asking it for one op of each benchmark, one
+// sample of each sampler), naming them on stderr. A row the head build
+// fails on is an error: the head is what is gated. So is a base driver
+// that has no latency request (ab.ErrNoLatency), and a selection that
+// leaves nothing to judge.
+func commonRows(drivers []*ab.Driver, rows, latency []string, stderr io.Writer) (keptRows, keptLatency []string, err error) {
+	var dropped []string
+	common := func(names []string, prefix string, probe func(d *ab.Driver, name string) error) ([]string, error) {
+		var kept []string
+		for _, name := range names {
+			if err := probe(drivers[1], name); err != nil {
+				return nil, failure(err)
 			}
-			dropped = append(dropped, name)
-			continue
+			switch err := probe(drivers[0], name); {
+			case errors.Is(err, ab.ErrNoLatency):
+				return nil, badInput(fmt.Errorf("-base: %w; gate it with -latency 0", err))
+			case errors.Is(err, ab.ErrDriver):
+				return nil, err
+			case err != nil:
+				dropped = append(dropped, prefix+name)
+			default:
+				kept = append(kept, name)
+			}
 		}
-		kept = append(kept, name)
+		return kept, nil
+	}
+	keptRows, err = common(rows, "", func(d *ab.Driver, name string) error {
+		_, err := d.Bench(name, "1x", 0)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	keptLatency, err = common(latency, ab.LatencyPrefix, func(d *ab.Driver, name string) error {
+		_, err := d.Latency(name, 1)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(dropped) > 0 {
 		fmt.Fprintf(stderr, "not in the base build (not judged): %s\n", strings.Join(dropped, ", "))
 	}
-	if len(kept) == 0 {
-		return nil, badInput(errors.New("-base: no selected benchmark runs on both builds"))
+	if len(keptRows)+len(keptLatency) == 0 {
+		return nil, nil, badInput(errors.New("-base: no selected benchmark runs on both builds"))
 	}
-	return kept, nil
+	return keptRows, keptLatency, nil
 }
 
-// nsToSec converts ns/op values to sec/op.
-func nsToSec(ns []float64) []float64 {
-	out := make([]float64, len(ns))
-	for i, v := range ns {
-		out[i] = v * 1e-9
+// scaled returns xs multiplied by scale.
+func scaled(xs []float64, scale float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, v := range xs {
+		out[i] = v * scale
 	}
 	return out
 }

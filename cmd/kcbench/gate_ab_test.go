@@ -1,10 +1,20 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/runner"
 )
 
 // needGit skips a test that needs git and a checkout of this repository.
@@ -42,6 +52,7 @@ func TestGateABUsage(t *testing.T) {
 		{[]string{"gate", "-base", "HEAD", "-bench", "NoSuchBenchmark"}, "no benchmark matches"},
 		{[]string{"gate"}, "gate needs -base or -baseline"},
 		{[]string{"gate", "-base", "HEAD", "-alpha", "1"}, "-alpha must be in (0, 1) with -base"},
+		{[]string{"gate", "-base", "HEAD", "-latency", "-1"}, "-latency must be >= 0"},
 		{[]string{"calibrate", "-ab", "-alpha", "1"}, "-alpha in (0, 1)"},
 		{[]string{"calibrate", "-ab", "-backend", "peer-go"}, "the peers do not use"},
 		{[]string{"calibrate", "-ab", "-format", "xml"}, `-format "xml"`},
@@ -82,6 +93,114 @@ func TestGateABRun(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "building the drivers: HEAD") || !strings.Contains(errOut, "done") {
 		t.Errorf("progress:\n%s", errOut)
+	}
+}
+
+// The latency samplers follow -bench and -backends as run's latency
+// lines do, and their rows carry the names of those lines.
+func TestLatencySamplers(t *testing.T) {
+	for _, tc := range []struct {
+		bench, backends string
+		want            []string
+	}{
+		{"^JobCreate/", "stealing,peer-go", []string{"JobCreate/backend=stealing", "JobCreate/backend=peer-go"}},
+		{".", "stealing", []string{"JobCreate/backend=stealing", "AwaitPending/backend=stealing"}},
+		{"AwaitPending/backend=goroutine$", "", []string{"AwaitPending/backend=goroutine"}},
+		{"^AwaitCached/", "stealing", nil},
+	} {
+		items, err := planRun(runFlags{bench: tc.bench, backends: tc.backends, count: 1, benchtime: "1x", watchdog: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := latencySamplers(items)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("-bench %q -backends %q: samplers %q; want %q", tc.bench, tc.backends, got, tc.want)
+		}
+		for i, l := range runner.LatencyPlan(items) {
+			if name := ab.LatencyPrefix + got[i]; name != l.Name() {
+				t.Errorf("row name %q; run's latency line is %q", name, l.Name())
+			}
+		}
+	}
+}
+
+// fakeDriver writes a shell script that greets as a driver of protocol
+// proto and answers a bench or latency request for a name matching the
+// shell pattern known with one op of 1ns, any other with an error.
+func fakeDriver(t *testing.T, proto int, known string) *ab.Driver {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake driver is a shell script")
+	}
+	path := filepath.Join(t.TempDir(), "driver")
+	script := fmt.Sprintf(`#!/bin/sh
+echo 'ready kcbench-abdriver/%d go0 procs=1 kcslow=off'
+while read verb name rest; do
+	case "$verb $name" in
+	quit*) exit 0 ;;
+	"bench "%[2]s) echo 'ok 1 1 0' ;;
+	"latency "%[2]s) echo 'ok 1 1 p50-ns 1 p90-ns 1 p99-ns 1 p99.9-ns' ;;
+	*) echo "err no $name here" ;;
+	esac
+done
+`, proto, known)
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ab.Start(path, "base", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// commonRows leaves out, and names, the benchmarks and latency samplers
+// the base build does not have; a base driver without the latency
+// request is bad input that says how to gate without latency rows.
+func TestCommonRows(t *testing.T) {
+	rows := []string{"JobCreate/backend=goroutine", "AwaitCached/backend=goroutine"}
+	latency := []string{"JobCreate/backend=goroutine", "AwaitPending/backend=goroutine"}
+	head := fakeDriver(t, ab.Protocol, "*")
+	var stderr strings.Builder
+	kr, kl, err := commonRows([]*ab.Driver{fakeDriver(t, ab.Protocol, "JobCreate/*"), head}, rows, latency, &stderr)
+	if err != nil || !slices.Equal(kr, rows[:1]) || !slices.Equal(kl, latency[:1]) ||
+		stderr.String() != "not in the base build (not judged): AwaitCached/backend=goroutine, Latency/AwaitPending/backend=goroutine\n" {
+		t.Errorf("kept %q and %q, err %v, stderr %q", kr, kl, err, stderr.String())
+	}
+	_, _, err = commonRows([]*ab.Driver{fakeDriver(t, 1, "*"), head}, rows, latency, &stderr)
+	if !errors.Is(err, ab.ErrNoLatency) || exitCode(err) != 2 || !strings.Contains(err.Error(), "-latency 0") {
+		t.Errorf("protocol 1 base: err = %v (exit %d); want ErrNoLatency, exit 2, naming -latency 0", err, exitCode(err))
+	}
+	_, _, err = commonRows([]*ab.Driver{fakeDriver(t, ab.Protocol, "none"), head}, rows, latency, &stderr)
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "no selected benchmark runs on both builds") {
+		t.Errorf("nothing in common: err = %v (exit %d)", err, exitCode(err))
+	}
+}
+
+// TestGateABLatency gates one latency workload on one backend: its
+// sec/op row and its four percentile rows, judged in one family, named
+// as run's latency lines with the units results files tidy them to.
+func TestGateABLatency(t *testing.T) {
+	needGit(t)
+	out, errOut, code, msg := runErr("gate", "-base", "HEAD", "-bench", "^AwaitPending/", "-backends", "goroutine",
+		"-count", "6", "-sample", "1ms", "-latency", "200")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s\n%s%s", code, msg, out, errOut)
+	}
+	res := []string{
+		`(?m)^5 rows, max regression 5%, alpha 0\.05 \(Holm over 5 rows\); ratio = head/base of each row's unit,`,
+		`(?m)^AwaitPending/backend=goroutine\s+sec/op\s+.*\s6\s+(ok|improved|regressed)$`,
+	}
+	for _, u := range results.LatencyUnits {
+		res = append(res, `(?m)^Latency/AwaitPending/backend=goroutine\s+`+regexp.QuoteMeta(u)+
+			`\s+\S+\s+\S+\s+\d+\.\d{3}\s+\[\d+\.\d{3}, \d+\.\d{3}\]\s+±(\d+\.\d%|\+Inf)\s+\S+\s+\S+\s+6\s+(ok|improved|regressed)$`)
+	}
+	res = append(res, `(?m)^(PASS: 5 rows|FAIL: [1-5] of 5 rows)$`)
+	for _, re := range res {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output does not match %s:\n%s", re, out)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package ab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,7 @@ func startTwo(t *testing.T) (a, b *Driver) {
 // is fixed, and the progress callback saw every round.
 func TestRunPairs(t *testing.T) {
 	a, b := startTwo(t)
-	if !strings.HasPrefix(a.Info, "kcbench-abdriver/1 ") || !strings.HasSuffix(a.Info, "kcslow=off") {
+	if !strings.HasPrefix(a.Info, fmt.Sprintf("kcbench-abdriver/%d ", Protocol)) || a.Proto != Protocol || !strings.HasSuffix(a.Info, "kcslow=off") {
 		t.Errorf("Info = %q", a.Info)
 	}
 	var rounds []int
@@ -109,12 +110,14 @@ func TestRunPairs(t *testing.T) {
 }
 
 // TestRunPrecisionBudget checks that an unreachable precision makes the
-// rows keep running until the budget is spent, and not much longer.
+// rows keep running until the budget is spent, and not much longer, and
+// that the latency rows keep the pairs of the first rounds.
 func TestRunPrecisionBudget(t *testing.T) {
 	a, b := startTwo(t)
 	var last Progress
 	res, err := Run(context.Background(), Config{
 		Rows: []string{"AwaitCached/backend=goroutine"}, Sides: []*Driver{a, b},
+		Latency: []string{"AwaitPending/backend=goroutine"}, LatencySamples: 50,
 		Rounds: 6, SampleTime: time.Millisecond, Precision: 1e-9, Budget: 2 * time.Second,
 		Progress: func(p Progress) { last = p },
 	})
@@ -129,6 +132,14 @@ func TestRunPrecisionBudget(t *testing.T) {
 	}
 	if res.Elapsed > 30*time.Second {
 		t.Errorf("a 2s budget ran %v", res.Elapsed)
+	}
+	if len(res.Rows) != 5 {
+		t.Fatalf("%d rows; want a benchmark and 4 percentiles", len(res.Rows))
+	}
+	for _, r := range res.Rows[1:] {
+		if len(r.Ns[0]) != 6 {
+			t.Errorf("%s %s: %d pairs; want the 6 of the first rounds", r.Name, r.Unit, len(r.Ns[0]))
+		}
 	}
 }
 

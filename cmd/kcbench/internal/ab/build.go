@@ -34,6 +34,9 @@ var (
 	ErrDriver = errors.New("driver failed")
 	// ErrAffinity reports a CPU affinity that could not be set.
 	ErrAffinity = errors.New("cannot set CPU affinity")
+	// ErrNoLatency reports a latency request to a driver whose protocol
+	// has none (an executable built from an older kcbench).
+	ErrNoLatency = errors.New("driver cannot sample latency")
 )
 
 //go:embed driver/*.go

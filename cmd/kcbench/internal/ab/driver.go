@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/perf/benchfmt"
 )
 
 // A Driver is one running driver process. Its methods must be called
@@ -20,6 +23,9 @@ type Driver struct {
 	// Info is the driver's ready line after "ready ": protocol, Go
 	// version and kcslow setting.
 	Info string
+	// Proto is the version of the protocol the driver speaks (the n of
+	// its greeting's kcbench-abdriver/n): 1 or Protocol.
+	Proto int
 
 	path   string   // the executable, for Restart
 	env    []string // the extra environment, for Restart
@@ -37,6 +43,19 @@ type Sample struct {
 	NsPerOp float64 // ns per op
 	Calls   float64 // kcslow injection points passed per op (counting builds only)
 }
+
+// A LatencySample is the answer to one latency request.
+type LatencySample struct {
+	N int // single ops timed
+	// Values are the percentiles of their durations, in the driver's
+	// order and units (p50-ns, p90-ns, p99-ns, p99.9-ns).
+	Values []benchfmt.Value
+}
+
+// Protocol is the version of the driver protocol that the driver source
+// speaks (see driver/main.go): version 1 had only the bench request, 2
+// adds the latency request.
+const Protocol = 2
 
 // startTimeout bounds how long a driver may take to say it is ready.
 const startTimeout = 30 * time.Second
@@ -81,9 +100,18 @@ func StartOn(path, label string, env []string, cpus []int) (*Driver, error) {
 		return nil, err
 	}
 	info, ok := strings.CutPrefix(line, "ready ")
-	if !ok || !strings.HasPrefix(info, "kcbench-abdriver/1 ") {
+	proto, _, _ := strings.Cut(info, " ")
+	switch {
+	case !ok || !strings.HasPrefix(proto, "kcbench-abdriver/"):
 		d.kill()
 		return nil, fmt.Errorf("%w: %s driver: unexpected greeting %q", ErrDriver, label, line)
+	case proto == "kcbench-abdriver/1":
+		d.Proto = 1
+	case proto == "kcbench-abdriver/"+strconv.Itoa(Protocol):
+		d.Proto = Protocol
+	default:
+		d.kill()
+		return nil, fmt.Errorf("%w: %s driver %s speaks %s; this kcbench speaks kcbench-abdriver/1 and /%d", ErrDriver, label, path, proto, Protocol)
 	}
 	d.Info = info
 	return d, nil
@@ -140,6 +168,48 @@ func (d *Driver) Bench(name, benchtime string, warm int) (Sample, error) {
 	s.Calls, e3 = strconv.ParseFloat(f[3], 64)
 	if err := errors.Join(e1, e2, e3); err != nil || s.N < 1 || !(s.NsPerOp > 0) {
 		return Sample{}, fmt.Errorf("%w: %s driver: malformed answer %q", ErrDriver, d.Label, line)
+	}
+	return s, nil
+}
+
+// Latency times samples single ops of the benchmark name
+// (<Workload>/backend=<b>, a workload of perf.LatencyWorkloads) in the
+// driver with perf.SampleLatency and returns their percentiles. A driver
+// of protocol version 1 has no latency request: the error then matches
+// ErrNoLatency, and nothing is sent. The watchdog allows a minute plus a
+// millisecond an op.
+func (d *Driver) Latency(name string, samples int) (LatencySample, error) {
+	if d.Proto < 2 {
+		return LatencySample{}, fmt.Errorf("%w: %s driver speaks kcbench-abdriver/%d", ErrNoLatency, d.Label, d.Proto)
+	}
+	if strings.ContainsAny(name, " \n") {
+		return LatencySample{}, fmt.Errorf("%w: bad request %q", ErrDriver, name)
+	}
+	if _, err := fmt.Fprintf(d.stdin, "latency %s %d\n", name, samples); err != nil {
+		return LatencySample{}, fmt.Errorf("%w: %s driver: %w", ErrDriver, d.Label, err)
+	}
+	line, err := d.read(time.Minute + time.Duration(max(samples, 0))*time.Millisecond)
+	if err != nil {
+		return LatencySample{}, err
+	}
+	if msg, ok := strings.CutPrefix(line, "err "); ok {
+		return LatencySample{}, fmt.Errorf("latency of %s (%s build): %s", name, d.Label, msg)
+	}
+	f := strings.Fields(line)
+	bad := fmt.Errorf("%w: %s driver: malformed answer %q", ErrDriver, d.Label, line)
+	if len(f) < 4 || len(f)%2 != 0 || f[0] != "ok" {
+		return LatencySample{}, bad
+	}
+	var s LatencySample
+	if s.N, err = strconv.Atoi(f[1]); err != nil || s.N < 1 {
+		return LatencySample{}, bad
+	}
+	for i := 2; i < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 1) {
+			return LatencySample{}, bad
+		}
+		s.Values = append(s.Values, benchfmt.Value{Value: v, Unit: f[i+1]})
 	}
 	return s, nil
 }

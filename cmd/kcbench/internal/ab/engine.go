@@ -53,6 +53,16 @@ func (o Order) sides(round, n int) []int {
 type Config struct {
 	// Rows are the benchmarks, as <Workload>/backend=<b>[/n=<k>].
 	Rows []string
+	// Latency are the latency samplers, as <Workload>/backend=<b> (a
+	// workload of perf.LatencyWorkloads). Each of the first Rounds
+	// rounds, after the rows, samples each of them once on every side
+	// (LatencySamples single ops, see Driver.Latency); the rounds that
+	// Precision or Budget add are the rows' only, as the precision
+	// rounds of "kcbench run" leave out its latency lines. Every
+	// percentile of the answers is a row of the Result, named
+	// LatencyPrefix+<Workload>/backend=<b>, in the answers' unit.
+	Latency        []string
+	LatencySamples int
 	// Sides are the drivers. Side 0 is the base; every other side is
 	// paired with it.
 	Sides []*Driver
@@ -100,9 +110,13 @@ type Progress struct {
 // RowResult holds what one row measured.
 type RowResult struct {
 	Name string
-	// Ops is the op count of every sample (0 with FixedTime).
+	// Unit is the unit of Ns: ns/op for a benchmark, the percentile's
+	// (p50-ns, ...) for a latency row.
+	Unit string
+	// Ops is the op count of every sample (0 with FixedTime, and for a
+	// latency row).
 	Ops int
-	// Ns are the ns/op of every kept round, per side: Ns[side][round].
+	// Ns are the values of every kept round, per side: Ns[side][round].
 	Ns [][]float64
 	// Calls is side-wise kcslow calls per op, averaged over the
 	// samples (0 outside counting builds).
@@ -120,6 +134,9 @@ func (r *RowResult) Pairs(side int) []paired.Pair {
 
 // A Result is the outcome of Run.
 type Result struct {
+	// Rows are the benchmarks' rows, in Config.Rows' order, then the
+	// latency rows, by sampler in Config.Latency's order and by
+	// percentile in the drivers' order.
 	Rows    []*RowResult
 	Rounds  int           // rounds run, the most of any row, discarded ones included
 	Elapsed time.Duration // wall time of the whole run
@@ -127,8 +144,10 @@ type Result struct {
 
 func (c *Config) check() error {
 	switch {
-	case len(c.Rows) == 0:
+	case len(c.Rows) == 0 && len(c.Latency) == 0:
 		return fmt.Errorf("%w: no rows", ErrConfig)
+	case len(c.Latency) > 0 && c.LatencySamples < 1:
+		return fmt.Errorf("%w: %d latency samples", ErrConfig, c.LatencySamples)
 	case len(c.Sides) < 2:
 		return fmt.Errorf("%w: %d sides, need 2 or more", ErrConfig, len(c.Sides))
 	case c.Rounds-c.Discard < paired.MinPairs || c.Discard < 0:
@@ -153,8 +172,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	t0 := time.Now()
 	res := &Result{}
+	var samplers []*sampler
 	for _, name := range cfg.Rows {
-		r := &RowResult{Name: name, Ns: make([][]float64, len(cfg.Sides)), Calls: make([]float64, len(cfg.Sides))}
+		r := &RowResult{Name: name, Unit: "ns/op", Ns: make([][]float64, len(cfg.Sides)), Calls: make([]float64, len(cfg.Sides))}
 		if !cfg.FixedTime {
 			// The first run ramps up to SampleTime as testing.Benchmark
 			// does; it is a warm-up, and its N fixes the op count.
@@ -164,21 +184,30 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			r.Ops = max(1, int(math.Round(float64(cfg.SampleTime.Nanoseconds())/s.NsPerOp)))
 		}
-		res.Rows = append(res.Rows, r)
+		samplers = append(samplers, &sampler{name: name, rows: []*RowResult{r}})
 	}
-	active := make([]bool, len(res.Rows))
+	for _, name := range cfg.Latency {
+		samplers = append(samplers, &sampler{name: LatencyPrefix + name, latency: name})
+	}
+	active := make([]bool, len(samplers))
 	for i := range active {
 		active[i] = true
 	}
 	for round := 0; ; round++ {
-		for i, r := range res.Rows {
+		for i, s := range samplers {
 			if !active[i] {
 				continue
 			}
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("A/B run stopped in round %d: %w", round+1, err)
 			}
-			if err := cfg.runRound(r, round); err != nil {
+			var err error
+			if s.latency != "" {
+				err = cfg.runLatency(s, round)
+			} else {
+				err = cfg.runRound(s.rows[0], round)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -194,23 +223,27 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		var prog Progress
 		if round+1 >= cfg.Rounds {
 			over := cfg.Budget > 0 && time.Since(t0) >= cfg.Budget
-			for i, r := range res.Rows {
-				w := cfg.width(r)
+			family := 0 // the rows, as the gate judges them
+			for _, s := range samplers {
+				family += len(s.rows)
+			}
+			for i, s := range samplers {
+				w := cfg.width(s, family)
 				switch {
-				case over || cfg.Budget == 0 && cfg.Precision == 0:
+				case over || cfg.Budget == 0 && cfg.Precision == 0 || s.latency != "":
 					active[i] = false
 				case cfg.Precision > 0:
 					active[i] = w > cfg.Precision
 				}
 				if active[i] {
-					prog.Converging = append(prog.Converging, r.Name)
+					prog.Converging = append(prog.Converging, s.name)
 					prog.Widths = append(prog.Widths, w)
 				}
 			}
 			done = !slices.Contains(active, true)
 		} else {
-			for _, r := range res.Rows {
-				prog.Converging = append(prog.Converging, r.Name)
+			for _, s := range samplers {
+				prog.Converging = append(prog.Converging, s.name)
 				prog.Widths = append(prog.Widths, math.Inf(1))
 			}
 		}
@@ -221,6 +254,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if done {
 			break
 		}
+	}
+	for _, s := range samplers {
+		res.Rows = append(res.Rows, s.rows...)
 	}
 	res.Elapsed = time.Since(t0)
 	return res, nil
@@ -253,18 +289,4 @@ func (cfg *Config) runRound(r *RowResult, round int) error {
 		r.Ns[side] = append(r.Ns[side], s.NsPerOp)
 	}
 	return nil
-}
-
-// width is the widest paired half width of r over the sides, or +Inf
-// while it cannot be estimated.
-func (cfg *Config) width(r *RowResult) float64 {
-	w := 0.0
-	for side := 1; side < len(cfg.Sides); side++ {
-		e, err := paired.Analyze(r.Pairs(side), 0.95, cfg.Alpha/float64(len(cfg.Rows)))
-		if err != nil {
-			return math.Inf(1)
-		}
-		w = max(w, paired.HalfWidth(e))
-	}
-	return w
 }

@@ -15,11 +15,12 @@ import (
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
 
-// An ABInput is one benchmark of an A/B run: the sec/op of the base
-// build and of the head build, pair by pair (Base[i] and Head[i] were
-// measured moments apart).
+// An ABInput is one row of an A/B run: a tidied unit's values (a
+// benchmark's sec/op, a latency line's p50-sec, ...) of the base build
+// and of the head build, pair by pair (Base[i] and Head[i] were measured
+// moments apart). Higher values are worse; the empty Unit is sec/op.
 type ABInput struct {
-	Name       string
+	Name, Unit string
 	Base, Head []float64
 }
 
@@ -48,7 +49,7 @@ type ABReport struct {
 	Rows    []*ABRow
 }
 
-// JudgeAB judges the paired sec/op of every input with paired.Judge
+// JudgeAB judges the paired values of every input with paired.Judge
 // (Holm-corrected across the inputs, opts.MaxRegress, opts.Alpha) and
 // checks the spec targets on the head's medians.
 func JudgeAB(inputs []ABInput, run ABRun, opts Options) *ABReport {
@@ -59,13 +60,13 @@ func JudgeAB(inputs []ABInput, run ABRun, opts Options) *ABReport {
 		for k := range pairs {
 			pairs[k] = paired.Pair{A: in.Base[k], B: in.Head[k]}
 		}
-		rows[i] = paired.Row{Name: in.Name, Unit: results.SecPerOp, Pairs: pairs}
+		rows[i] = paired.Row{Name: in.Name, Unit: in.unit(), Pairs: pairs}
 	}
 	judged := paired.Judge(rows, paired.Options{Alpha: opts.Alpha, MaxRegress: opts.MaxRegress, Confidence: 0.95})
 	for i, j := range judged {
 		in := inputs[i]
-		r := &ABRow{Name: in.Name, Unit: results.SecPerOp, Judged: j, BaseCenter: median(in.Base), CurCenter: median(in.Head)}
-		r.Target, r.HasTarget = results.TargetFor(seriesOf(in.Name))
+		r := &ABRow{Name: in.Name, Unit: in.unit(), Judged: j, BaseCenter: median(in.Base), CurCenter: median(in.Head)}
+		r.Target, r.HasTarget = results.TargetFor(seriesOf(in.Name, r.Unit))
 		switch j.Verdict {
 		case paired.OK, paired.Improved, paired.Regressed:
 			r.Verdicts = []Verdict{Verdict(j.Verdict)}
@@ -83,11 +84,19 @@ func JudgeAB(inputs []ABInput, run ABRun, opts Options) *ABReport {
 	return rep
 }
 
-// seriesOf returns the identity of an A/B row's sec/op, parsed from its
+// unit returns in's unit, sec/op when empty.
+func (in ABInput) unit() string {
+	if in.Unit == "" {
+		return results.SecPerOp
+	}
+	return in.Unit
+}
+
+// seriesOf returns the identity of an A/B row of unit, parsed from its
 // benchmark name as results files' names are (results.Identify).
-func seriesOf(name string) *results.Series {
+func seriesOf(name, unit string) *results.Series {
 	id := results.Identify(&benchfmt.Result{Name: benchfmt.Name(name)})
-	return &results.Series{ID: id, Name: name, Unit: results.SecPerOp}
+	return &results.Series{ID: id, Name: name, Unit: unit}
 }
 
 // median returns the median of xs (NaN when empty).
@@ -117,8 +126,14 @@ func (rep *ABReport) WriteText(w io.Writer) error {
 			family++
 		}
 	}
-	fmt.Fprintf(&b, "%d rows, max regression %s, alpha %v (Holm over %d rows); ratio = head/base of sec/op, mde = smallest change detectable at 90%% power\n\n",
-		len(rep.Rows), formatPct(o.MaxRegress), o.Alpha, family)
+	of := "sec/op"
+	for _, r := range rep.Rows {
+		if r.Unit != results.SecPerOp {
+			of = "each row's unit"
+		}
+	}
+	fmt.Fprintf(&b, "%d rows, max regression %s, alpha %v (Holm over %d rows); ratio = head/base of %s, mde = smallest change detectable at 90%% power\n\n",
+		len(rep.Rows), formatPct(o.MaxRegress), o.Alpha, family, of)
 	cells := make([][]string, len(rep.Rows))
 	for i, r := range rep.Rows {
 		cells[i] = r.cells()

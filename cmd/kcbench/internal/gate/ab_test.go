@@ -113,10 +113,45 @@ func TestSeriesOf(t *testing.T) {
 		{"FanOut/backend=vcore/n=10", "FanOut", "vcore", "10", false},
 		{"Latency/AwaitCached/backend=stealing", "AwaitCached", "stealing", "", false},
 	} {
-		s := seriesOf(tc.name)
+		s := seriesOf(tc.name, results.SecPerOp)
 		_, target := results.TargetFor(s)
 		if s.Workload != tc.workload || s.Backend != tc.backend || s.N != tc.n || target != tc.target {
 			t.Errorf("seriesOf(%q) = %+v, target %v; want %s, %s, n %q, target %v", tc.name, s.ID, target, tc.workload, tc.backend, tc.n, tc.target)
 		}
 	}
+}
+
+// Latency rows are judged like sec/op rows, in their own unit (higher is
+// worse), in one Holm family with them, and have no spec target.
+func TestJudgeABLatencyGolden(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var in []ABInput
+	for _, c := range []struct {
+		name, unit string
+		ns, r      float64
+	}{
+		{"JobCreate/backend=stealing", "", 300, 1.00},
+		{"Latency/JobCreate/backend=stealing", "p50-sec", 600, 1.00},
+		{"Latency/JobCreate/backend=stealing", "p90-sec", 900, 0.80},
+		{"Latency/JobCreate/backend=stealing", "p99-sec", 2000, 1.20},
+		{"Latency/JobCreate/backend=stealing", "p99.9-sec", 9000, 1.00},
+	} {
+		b, h := pairs(rng, c.ns, c.r, 30)
+		in = append(in, ABInput{Name: c.name, Unit: c.unit, Base: b, Head: h})
+	}
+	rep := JudgeAB(in, ABRun{Base: "main (0123456789ab)", Head: "working tree", Sample: "30ms", Order: "ABBA", Elapsed: time.Minute}, DefaultOptions)
+	want := []string{"sec/op [ok]", "p50-sec [ok]", "p90-sec [improved]", "p99-sec [regressed]", "p99.9-sec [ok]"}
+	for i, r := range rep.Rows {
+		if got := r.Unit + " " + fmtVerdicts(r.Verdicts); got != want[i] || r.HasTarget != (i == 0) || !r.Judged.InFamily {
+			t.Errorf("row %d: %s, target %v, in family %v; want %s, a target only on sec/op, in the family", i, got, r.HasTarget, r.Judged.InFamily, want[i])
+		}
+	}
+	if err := rep.Err(); !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "Latency/JobCreate/backend=stealing p99-sec") {
+		t.Errorf("Err() = %v; want ErrFailed naming the p99-sec row", err)
+	}
+	var out strings.Builder
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	goldenFile(t, "ab-latency.golden", out.String())
 }

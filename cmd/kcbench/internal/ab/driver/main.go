@@ -4,21 +4,28 @@
 // the code of each side of an A/B comparison (the base ref's worktree and
 // the working tree) and runs as a long-lived child process, told over
 // stdin which benchmark to run and for how long. It needs only the public
-// API of package perf (Lookup and Workload.Bench), so that it builds
-// against older versions of the module too.
+// API of package perf (Lookup, Workload.Bench, Workload.Run and
+// SampleLatency) and module github.com/montanaflynn/stats, so that it
+// builds against older versions of the module too.
 //
 // Protocol, one line each way:
 //
-//	-> (at start)              ready kcbench-abdriver/1 <go version> procs=<GOMAXPROCS> kcslow=<steps>|count|off
+//	-> (at start)              ready kcbench-abdriver/2 <go version> procs=<GOMAXPROCS> kcslow=<steps>|count|off
 //	<- bench <name> <benchtime> <warm>
 //	-> ok <N> <ns/op> <calls/op>  or  err <message>
+//	<- latency <name> <samples>
+//	-> ok <N> <p50> p50-ns <p90> p90-ns <p99> p99-ns <p99.9> p99.9-ns  or  err <message>
 //	<- quit
 //
 // <name> is <Workload>/backend=<b>[/n=<k>], <benchtime> is go test's
 // (a count "1000x" or a duration "10ms"), <warm> is the number of ops of
 // an untimed warm-up run before the timed one (0 for none). <calls/op> is
 // the number of kcslow injection points passed per op in a counting kcslow
-// build, else 0.
+// build, else 0. A latency request times <samples> single ops of the
+// workload with perf.SampleLatency (its <name> has no /n=) and answers
+// the nearest-rank percentiles of their durations in nanoseconds, value
+// and unit as in a latency line of "kcbench run"'s results. Version 1 of
+// the protocol had no latency request.
 package main
 
 import (
@@ -30,6 +37,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/montanaflynn/stats"
 
 	"github.com/kcbench/kcbench/perf"
 )
@@ -46,7 +55,7 @@ func main() {
 	testing.Init()
 	in := bufio.NewScanner(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
-	fmt.Fprintf(out, "ready kcbench-abdriver/1 %s procs=%d kcslow=%s\n", runtime.Version(), runtime.GOMAXPROCS(0), slowInfo())
+	fmt.Fprintf(out, "ready kcbench-abdriver/2 %s procs=%d kcslow=%s\n", runtime.Version(), runtime.GOMAXPROCS(0), slowInfo())
 	out.Flush()
 	cache := map[string]*bench{}
 	for in.Scan() {
@@ -56,6 +65,12 @@ func main() {
 			return
 		case len(f) == 4 && f[0] == "bench":
 			line, err := run(cache, f[1], f[2], f[3])
+			if err != nil {
+				line = "err " + strings.ReplaceAll(err.Error(), "\n", " ")
+			}
+			fmt.Fprintln(out, line)
+		case len(f) == 3 && f[0] == "latency":
+			line, err := latency(f[1], f[2])
 			if err != nil {
 				line = "err " + strings.ReplaceAll(err.Error(), "\n", " ")
 			}
@@ -126,4 +141,39 @@ func resolve(cache map[string]*bench, name string) (*bench, error) {
 	}
 	cache[name] = b
 	return b, nil
+}
+
+// percentiles are those of a latency answer, in order, with their units.
+var percentiles = []struct {
+	pct  float64
+	unit string
+}{{50, "p50-ns"}, {90, "p90-ns"}, {99, "p99-ns"}, {99.9, "p99.9-ns"}}
+
+// latency runs one latency request and returns its reply line.
+func latency(name, samples string) (string, error) {
+	workload, backend, ok := strings.Cut(name, "/backend=")
+	if !ok || strings.Contains(backend, "/") {
+		return "", fmt.Errorf("bad latency name %q: want <Workload>/backend=<b>", name)
+	}
+	n, err := strconv.Atoi(samples)
+	if err != nil {
+		return "", fmt.Errorf("bad sample count %q", samples)
+	}
+	d, err := perf.SampleLatency(workload, backend, n)
+	if err != nil {
+		return "", err
+	}
+	ns := make(stats.Float64Data, len(d))
+	for i, v := range d {
+		ns[i] = float64(v.Nanoseconds())
+	}
+	line := fmt.Sprintf("ok %d", len(d))
+	for _, p := range percentiles {
+		v, err := stats.PercentileNearestRank(ns, p.pct)
+		if err != nil {
+			return "", fmt.Errorf("%s: percentile %v: %v", name, p.pct, err)
+		}
+		line += fmt.Sprintf(" %g %s", v, p.unit)
+	}
+	return line, nil
 }
