@@ -26,7 +26,10 @@
 # The rows: the core benchmarks (JobCreate, AwaitCached, AwaitPending,
 # CancelFanout/n=1000, WaitersStorm, ChanPingPong) on the stealing and
 # goroutine backends, at least 60 pairs each, then more rounds for the
-# rows whose ratio is not yet known to +-2%, 12 minutes at most.
+# rows whose ratio is not yet known to +-2%, 12 minutes at most; and the
+# latency percentiles of JobCreate and AwaitPending on both backends, one
+# series of each per side in each of the first 60 rounds
+# (KCBENCH_GATE_FLAGS='-latency 0' leaves them out).
 # The reference goroutine backend (a goroutine per job) cannot meet
 # JobCreate <= 450ns where a go statement alone costs 450-600ns, so the
 # gate reports that row target-missed; KCBENCH_GATE_FLAGS='-backends

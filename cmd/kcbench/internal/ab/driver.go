@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,10 +69,15 @@ func Start(path, label string, env []string) (*Driver, error) {
 
 // StartOn is Start with the process's CPU affinity set to cpus (when not
 // empty; linux only, else an error matching ErrAffinity). The Go runtime
-// of the driver then also takes GOMAXPROCS from that set.
+// of the driver then also takes GOMAXPROCS from that set: a GOMAXPROCS in
+// this process's environment is not passed on (one in env still is).
 func StartOn(path, label string, env []string, cpus []int) (*Driver, error) {
 	cmd := exec.Command(path)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = os.Environ()
+	if len(cpus) > 0 {
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
+	}
+	cmd.Env = append(cmd.Env, env...)
 	d := &Driver{Label: label, path: path, env: env, cpus: cpus, cmd: cmd, lines: make(chan string, 1), wait: make(chan error, 1), stderr: new(strings.Builder)}
 	cmd.Stderr = &limitedWriter{b: d.stderr, left: 16 << 10}
 	var err error
