@@ -161,7 +161,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	j.mu.Lock()
 	walk := false
 	if err != nil {
-		if !errors.Is(err, ErrCancelled) {
+		if _, ok := err.(*cancelError); !ok && !errors.Is(err, ErrCancelled) {
 			j.recordFailureLocked(err)
 		}
 		_, walk = j.requestCancelLocked(err, byPropagation)
