@@ -154,8 +154,18 @@ func (j *Job) cancelLeafLocked(cause error, how cancelKind, unlist uint64) bool 
 	if !leaf(s) {
 		return false
 	}
+	// Once the walk has taken the hooks, nothing is registered on j if it
+	// has no waiters, no extra record (a Done channel) and no failure: the
+	// CAS then also clears bitSlow, which the waits' registrations set, so
+	// that the body's end can finish j Cancelled with one CAS
+	// (endCancelled). Whoever registers something later sets it again
+	// (lockSlow), under j.mu, which we hold now.
+	clear := unlist
+	if j.waiters == nil && j.x == nil && j.err == nil {
+		clear |= bitSlow
+	}
 	j.setCauseLocked(cause)
-	for !j.state.CompareAndSwap(s, s&^(stateMask|unlist)|bits) {
+	for !j.state.CompareAndSwap(s, s&^(stateMask|clear)|bits) {
 		if s = j.state.Load(); !leaf(s) {
 			return false
 		}
