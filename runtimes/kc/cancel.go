@@ -154,8 +154,18 @@ func (j *Job) cancelLeafLocked(cause error, how cancelKind, unlist uint64) bool 
 	if !leaf(s) {
 		return false
 	}
+	// Once the walk has taken the hooks, nothing is registered on j if it
+	// has no waiters, no extra record (a Done channel) and no failure: the
+	// CAS then also clears bitSlow, which the waits' registrations set, so
+	// that the body's end can finish j Cancelled with one CAS
+	// (endCancelled). Whoever registers something later sets it again
+	// (lockSlow), under j.mu, which we hold now.
+	clear := unlist
+	if j.waiters == nil && j.x == nil && j.err == nil {
+		clear |= bitSlow
+	}
 	j.setCauseLocked(cause)
-	for !j.state.CompareAndSwap(s, s&^(stateMask|unlist)|bits) {
+	for !j.state.CompareAndSwap(s, s&^(stateMask|clear)|bits) {
 		if s = j.state.Load(); !leaf(s) {
 			return false
 		}
@@ -222,6 +232,12 @@ func (j *Job) cancelWalkLocked() {
 		// Stored before the snapshot, under mu: a child listed after the
 		// snapshot sees it (list), an unlisted one sees it when it checks.
 		j.down.Store(1)
+		// Every listed child holds j, so the holds before ours bound the
+		// snapshot (children attached in a Shield since the CAS aside):
+		// one allocation instead of a doubling append's log2(n).
+		if h := holds(s); h > uint64(len(buf)) && j.head != nil {
+			kids = make([]*Job, 0, h)
+		}
 		for c := j.head; c != nil; {
 			next := c.next
 			kids = append(kids, c)
@@ -423,7 +439,21 @@ func (j *Job) Check() error {
 
 // cancelErr returns j's cancellation error: its own, or, if j only learnt
 // of its parent's cancellation lazily (parentDown), the parent's.
+//
+// Once bitCancel is set and bitTimedOut is clear, j.cerr is final: it was
+// stored before the read-modify-write that published bitCancel (or, for a
+// cause that replaced a timeout's, the And that cleared bitTimedOut), and
+// only a request that finds bitTimedOut set replaces it, which no build
+// without faults sets after bitCancel. A load that sees that state is
+// ordered after the store (Go's atomics are sequentially consistent), so
+// the cancelled wait that returns it (a Sleep woken by the walk) reads it
+// without j.mu.
 func (j *Job) cancelErr() error {
+	if s := j.state.Load(); s&(bitCancel|bitTimedOut) == bitCancel && !j.rt.faults.on() {
+		if ce := j.cerr; ce != nil {
+			return ce
+		}
+	}
 	j.mu.Lock()
 	ce := j.cerr
 	j.mu.Unlock()

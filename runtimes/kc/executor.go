@@ -101,7 +101,9 @@ func (t *Task) RunOn(w *Worker) {
 		w.Flush()
 	}
 	if j.claim() {
+		w.run = j
 		j.run(w)
+		w.run = nil
 	}
 }
 
@@ -129,10 +131,37 @@ func (t *Task) Finished() bool { return (*Job)(t).terminal() }
 // unflushed delays its parent's end until the Worker runs another task,
 // possibly forever. A body that parks needs no Flush: the batch then holds
 // at most releases of the parked task's own parent, which cannot end
-// before that task does.
+// before that task does. A goroutine that stops running tasks to resume
+// another one in the middle of its task (a woken coroutine) may Pass its
+// batch to that one's Worker instead of flushing it.
 type Worker struct {
 	owed *Job   // the parent whose holds the batch drops; nil if none
 	n    uint64 // how many
+	run  *Job   // the job whose body RunOn runs on the Worker, parked in it or not; nil between tasks
+}
+
+// Pass hands w's batch to dst, the Worker of a goroutine the caller is
+// about to resume in the middle of a task (its body parked or yielded),
+// and which the caller owns (it took that goroutine from a ready queue), if
+// that task's job is an attached child of the parent w holds releases for
+// and dst holds none of another parent's: the parent cannot end before
+// that job does, so the batch delays no one, as for a body that parks (see
+// Worker), and dst's goroutine drops it later with its own. Otherwise it
+// flushes w. Either way w holds nothing when it returns. When a wake
+// resumes many children of one parent in a row on one goroutine (the end
+// of a cancel walk), the parent's hold count is then changed once per
+// batch instead of once per child.
+func (w *Worker) Pass(dst *Worker) {
+	if w.owed == nil {
+		return
+	}
+	if r := dst.run; r != nil && r.parent == w.owed && r.attached() && (dst.owed == nil || dst.owed == w.owed) {
+		dst.owed = w.owed
+		dst.n += w.n
+		w.owed, w.n = nil, 0
+		return
+	}
+	w.Flush()
 }
 
 // owe adds the release of one hold on p to the batch.

@@ -155,13 +155,16 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 			return
 		}
 	}
+	if _, ok := err.(*cancelError); ok && rt.tracer == nil && !rt.faults.on() && j.endCancelled(w) {
+		return
+	}
 	if j.state.Load()&bitCancel == 0 && j.parentDown() {
 		j.takeParentCancel() // the parent's walk did not reach j (unlisted)
 	}
 	j.mu.Lock()
 	walk := false
 	if err != nil {
-		if !errors.Is(err, ErrCancelled) {
+		if _, ok := err.(*cancelError); !ok && !errors.Is(err, ErrCancelled) {
 			j.recordFailureLocked(err)
 		}
 		_, walk = j.requestCancelLocked(err, byPropagation)
@@ -215,6 +218,32 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	if holds(s) == 0 || rt.faults.has(faultNoWaitChildren) {
 		j.finish(w)
 	}
+}
+
+// endCancelled is bodyReturned for a body that returned a cancellation
+// error in a job that nothing holds, whose cancel walk is done, and on
+// which nothing has been registered since (bitSlow clear: see
+// cancelLeafLocked), typically a leaf the walk woke from a Sleep or a
+// channel operation: one CAS ends the body and moves j from Cancelling to
+// Cancelled, with no lock, as the fast path of finish does for Completed.
+// The walk has closed Done and taken the hooks, no waiter is registered
+// and no failure recorded, so finishLocked would have nothing else to do.
+// A registration that takes j.mu sets bitSlow first, and so either makes
+// the CAS fail or finds j terminal. It reports false, changing nothing,
+// when j is not such a job.
+func (j *Job) endCancelled(w *Worker) bool {
+	const (
+		need   = bitClaimed | bitCancel | bitWalked
+		refuse = bitSlow | bitShield | bitBodyDone | bitClosed | bitEnded | bitHasOpen | bitWaitAll
+	)
+	for s := j.state.Load(); s&(need|refuse) == need && holds(s) == 0 && stateOf(s) == Cancelling; s = j.state.Load() {
+		if j.state.CompareAndSwap(s, s&^stateMask|bitClosed|bitEnded|bitBodyDone|uint64(Cancelled)) {
+			j.rt.stats.add(cCancelled)
+			j.released(Cancelled, w, false)
+			return true
+		}
+	}
+	return false
 }
 
 // recordFailureLocked records a failure: the first one is the job's Result

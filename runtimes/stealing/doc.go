@@ -257,7 +257,8 @@
 // tasks: n loads, n plain stores and one CAS. A worker runs its tasks with
 // Task.RunOn on the kc.Worker of its loop coroutine, so children of one
 // parent that end in a row on it release the parent once (it flushes
-// before it spins, sleeps, switches or exits). Park of a loop coroutine: a
+// before it spins, sleeps or exits, and when it switches to a woken
+// coroutine it passes the batch on to it, or flushes). Park of a loop coroutine: a
 // g table probe, two coroutine switches (out, and into the next loop
 // coroutine, from the driver's stash, else the pool) and one CAS; its wake: a swap, a
 // pin and a CAS on the ready slot, and a wake check, then two switches

@@ -152,8 +152,8 @@ func (e *Executor) retire() bool {
 }
 
 // findWork returns the next thing for loop coroutine c to do: a ready
-// coroutine to switch to (its batch is then flushed), which comes before
-// any task, or a task to run. It goes idle as long as there is neither;
+// coroutine to switch to (c's batch then goes on with it, or is flushed:
+// kc.Worker.Pass), which comes before any task, or a task to run. It goes idle as long as there is neither;
 // (nil, nil) once the executor is closed, or enough workers are idle
 // already (see idleWait), and the worker should exit.
 func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
@@ -166,7 +166,7 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 		if t != nil || r != nil {
 			e.stopSpinning(w)
 			if r != nil {
-				c.kw.Flush() // c goes to the pool
+				c.kw.Pass(&r.kw) // c goes to the pool: its batch goes on with r, or is dropped
 			}
 			return t, r
 		}
