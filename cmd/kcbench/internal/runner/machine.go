@@ -12,7 +12,8 @@ import (
 // Machine renders machine.md: where and how a results file was made, so
 // that a baseline says which hardware its numbers hold for. It adds to e
 // what the results file's configuration lines do not carry: the CPU
-// count, memory, kernel, date and the command line.
+// count, memory, kernel, date and the command line, and on Linux whether
+// the kernel groups the scheduler's fairness by session (autogroup).
 func Machine(e Env, cmdline []string, now time.Time) string {
 	var b strings.Builder
 	b.WriteString("# Machine\n\n")
@@ -29,12 +30,16 @@ func Machine(e Env, cmdline []string, now time.Time) string {
 		{"gomaxprocs", fmt.Sprint(e.GOMAXPROCS)},
 		{"memory", memTotal()},
 		{"kernel", kernel()},
+		{"sched_autogroup", autogroup(autogroupFile)},
 		{"go version", e.GoVersion},
 		{"commit", e.Commit},
 		{"kcbench version", e.Version},
 	}
 	for _, r := range rows {
 		v := r[1]
+		if r[0] == "sched_autogroup" && v == "" {
+			continue // not Linux, or a kernel without it
+		}
 		if v == "" {
 			v = "unknown"
 		}
@@ -66,4 +71,26 @@ func kernel() string {
 		return ""
 	}
 	return runtime.GOOS + " " + strings.TrimSpace(string(b))
+}
+
+// autogroupFile is Linux's switch for the scheduler's autogroups.
+const autogroupFile = "/proc/sys/kernel/sched_autogroup_enabled"
+
+// autogroup describes the autogroup switch read from file, or returns ""
+// if it cannot be read. With autogroups on, the kernel shares the CPUs
+// fairly between sessions first and ranks processes by nice only within a
+// session, so a benchmark run at a high priority still shares the CPUs
+// equally with, say, a build started from another terminal.
+func autogroup(file string) string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	switch strings.TrimSpace(string(b)) {
+	case "0":
+		return "off"
+	case "1":
+		return "on: nice ranks processes only within their session, so other sessions' work shares the CPUs equally with this run (echo 0 > " + file + " as root turns it off)"
+	}
+	return ""
 }

@@ -220,6 +220,24 @@ func TestMachine(t *testing.T) {
 	}
 }
 
+// The autogroup row reads the kernel's switch; an unreadable or
+// unexpected file gives no row.
+func TestAutogroup(t *testing.T) {
+	dir := t.TempDir()
+	for content, want := range map[string]string{"0\n": "off", "1\n": "on: ", "2\n": "", "": ""} {
+		f := filepath.Join(dir, "f")
+		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := autogroup(f); !strings.HasPrefix(got, want) || (want == "" && got != "") {
+			t.Errorf("autogroup(%q) = %q; want prefix %q", content, got, want)
+		}
+	}
+	if got := autogroup(filepath.Join(dir, "missing")); got != "" {
+		t.Errorf("autogroup(missing) = %q; want \"\"", got)
+	}
+}
+
 func TestNextBenchtime(t *testing.T) {
 	for _, tc := range []struct {
 		bt   string
