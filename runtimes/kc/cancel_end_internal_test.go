@@ -15,12 +15,12 @@ func goExecutor() *spinExecutor { return &spinExecutor{spin: func(*Parker) {}} }
 // sleepingLeaf opens a nursery under j and launches into it one child whose
 // body sleeps until cancelled, reports its wake on slept with what Sleep
 // returned, waits for proceed, and returns Sleep's error. It returns the
-// nursery and the child once the child is parked in its Sleep.
-func sleepingLeaf(t *testing.T, j *Job, slept chan<- error, proceed <-chan struct{}) (n, c *Job) {
-	t.Helper()
-	n, err := j.Open()
+// nursery and the child once the child is parked in its Sleep. It runs in
+// a body, not on the test's goroutine, so it returns its errors.
+func sleepingLeaf(j *Job, slept chan<- error, proceed <-chan struct{}) (n, c *Job, err error) {
+	n, err = j.Open()
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	c, err = n.Launch(func(c *Job) error {
 		err := c.Sleep(time.Hour)
@@ -29,7 +29,7 @@ func sleepingLeaf(t *testing.T, j *Job, slept chan<- error, proceed <-chan struc
 		return err
 	})
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	// Parked: its Sleep's wait is on its hooks (listed under c.mu).
 	for {
@@ -37,7 +37,7 @@ func sleepingLeaf(t *testing.T, j *Job, slept chan<- error, proceed <-chan struc
 		parked := c.hooks != nil
 		c.mu.Unlock()
 		if parked {
-			return n, c
+			return n, c, nil
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -53,7 +53,10 @@ func TestCancelledLeafEndsWithoutLock(t *testing.T) {
 	cause := errors.New("cause")
 	err := rt.Run(context.Background(), func(j *Job) error {
 		slept, proceed := make(chan error, 1), make(chan struct{})
-		n, c := sleepingLeaf(t, j, slept, proceed)
+		n, c, err := sleepingLeaf(j, slept, proceed)
+		if err != nil {
+			return err
+		}
 		n.Cancel(cause)
 		if err := <-slept; !errors.Is(err, ErrCancelled) || !errors.Is(err, cause) {
 			t.Errorf("Sleep = %v; want ErrCancelled wrapping the cause", err)
@@ -63,7 +66,7 @@ func TestCancelledLeafEndsWithoutLock(t *testing.T) {
 		}
 		c.mu.Lock()
 		close(proceed)
-		err := n.WaitAll(10 * time.Second)
+		err = n.WaitAll(10 * time.Second)
 		c.mu.Unlock()
 		if err != nil {
 			t.Errorf("WaitAll with the child's mutex held = %v; want nil (the child ends without it)", err)
@@ -91,7 +94,10 @@ func TestCancelledLeafJoinedAfterWalk(t *testing.T) {
 	rt := New(goExecutor())
 	err := rt.Run(context.Background(), func(j *Job) error {
 		slept, proceed := make(chan error, 1), make(chan struct{})
-		n, c := sleepingLeaf(t, j, slept, proceed)
+		n, c, err := sleepingLeaf(j, slept, proceed)
+		if err != nil {
+			return err
+		}
 		n.Cancel(nil)
 		<-slept
 		if s := c.state.Load(); s&bitSlow != 0 {

@@ -2,6 +2,8 @@ package stealing
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,7 +16,8 @@ import (
 // of goruntime.OSYield) counts up to osYieldAfter and stays there while
 // the task polls, and starts again after the coroutine suspends (a Sleep) and
 // after a Yield that found work queued. A count that never reset would
-// make every Yield of a task that once polled pay a system call.
+// make every Yield of a task that once polled pay a system call. The
+// checks run in the root body, which returns what fails.
 func TestIdleYieldsCount(t *testing.T) {
 	if !goruntime.GOK {
 		t.Skip("no goroutine identities on this architecture: Yield is runtime.Gosched")
@@ -28,21 +31,21 @@ func TestIdleYieldsCount(t *testing.T) {
 	self := func() *coro { return e.gt.lookup(goruntime.G()) }
 	err = rt.Run(context.Background(), func(j *kc.Job) error {
 		if self() == nil {
-			t.Fatal("the root body does not run on a loop coroutine")
+			return errors.New("the root body does not run on a loop coroutine")
 		}
 		for i := 1; i <= osYieldAfter+5; i++ {
 			if err := j.Yield(); err != nil {
 				return err
 			}
 			if got, want := self().idleYields, min(i, osYieldAfter); int(got) != want {
-				t.Fatalf("after %d idle Yields: count %d, want %d", i, got, want)
+				return fmt.Errorf("after %d idle Yields: count %d, want %d", i, got, want)
 			}
 		}
 		if err := j.Sleep(time.Millisecond); err != nil {
 			return err
 		}
 		if got := self().idleYields; got != 0 {
-			t.Fatalf("after a Sleep: count %d, want 0", got)
+			return fmt.Errorf("after a Sleep: count %d, want 0", got)
 		}
 		for range osYieldAfter {
 			if err := j.Yield(); err != nil {
@@ -59,7 +62,7 @@ func TestIdleYieldsCount(t *testing.T) {
 			}
 		}
 		if got := self().idleYields; got != 0 {
-			t.Fatalf("after a Yield that found a task queued: count %d, want 0", got)
+			return fmt.Errorf("after a Yield that found a task queued: count %d, want 0", got)
 		}
 		return nil
 	})
