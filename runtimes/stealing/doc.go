@@ -157,10 +157,10 @@
 // yield list after their ring and the injector, and on the fairness tick
 // right after the injector. With nothing queued, or off a loop coroutine,
 // Yield is runtime.Gosched; on a loop coroutine whose task has found
-// nothing queued 16 times in a row, it also gives the thread up to the OS
-// (sched_yield on Linux), so that a poller waiting for a task on another
-// worker does not hold the CPU that the OS may have put that worker's
-// thread on (see Yield).
+// nothing queued osYieldAfter times in a row, it also gives the thread up
+// to the OS (sched_yield on Linux), so that a poller waiting for a task on
+// another worker does not hold the CPU that the OS may have put that
+// worker's thread on (see Yield).
 //
 // A body that calls runtime.Goexit ends its coroutine; iter.Pull passes the
 // Goexit on to the driver that resumed it, whose deferred handler gives
@@ -170,7 +170,8 @@
 //
 // Waits that do not suspend a coroutine (see Parking) compensate rather
 // than switch stacks. Park first yields a few times (Parker.SpinLocal,
-// through its P's local run queue, so a ping-pong stays on one P), since the partner of a channel wait often answers at once, and
+// through its P's local run queue, so a ping-pong stays on one P), since
+// the partner of a channel wait often answers at once, and
 // the channel then skips its cancel hook (Parker.Wait registers it only
 // when the wait blocks); if the wake has not come, it gives the worker's
 // running slot back and, if work is queued, wakes or starts another
@@ -258,11 +259,11 @@
 // Task.RunOn on the kc.Worker of its loop coroutine, so children of one
 // parent that end in a row on it release the parent once (it flushes
 // before it spins, sleeps or exits, and when it switches to a woken
-// coroutine it passes the batch on to it, or flushes). Park of a loop coroutine: a
-// g table probe, two coroutine switches (out, and into the next loop
-// coroutine, from the driver's stash, else the pool) and one CAS; its wake: a swap, a
-// pin and a CAS on the ready slot, and a wake check, then two switches
-// when a driver takes it. Park on the blocking path: one atomic add and a
+// coroutine it passes the batch on to it, or flushes). Park of a loop
+// coroutine: a g table probe, two coroutine switches (out, and into the
+// next loop coroutine, from the driver's stash, else the pool) and one
+// CAS; its wake: a swap, a pin and a CAS on the ready slot, and a wake
+// check, then two switches when a driver takes it. Park on the blocking path: one atomic add and a
 // scan of the rings' heads (O(GOMAXPROCS)), plus a goroutine hand-off if
 // work is queued; its return: one add on the P's debt shard. A worker
 // ending a task checks the debt shards (one load per P) and, before the
@@ -310,22 +311,19 @@
 //     switch out to the driver, one into the loop coroutine that runs the
 //     child) and is woken (two more): four coroutine switches where the
 //     peer's go statement and WaitGroup.Wait take two goroutine switches.
-//     The child runs on the joiner's worker, from its P's LIFO slot, in
-//     all but a few ops in a thousand, and the joiner is resumed from its
-//     P's ready slot. In a profile of the op on one worker the switches
-//     and the driver's hand-offs are about 30% of the time, the rest of
-//     the executor (Spawn, the pops, the wake and ready checks, their
-//     atomics) 15-20%, the core (the job and its wait node, their
-//     allocation, locks and state words) 40-45%. Its tail has two causes
-//     that the peer's op does not have. The op allocates (a job and a wait
-//     node, about 240 bytes), and after the collection that precedes the
-//     timed ops many of the heap's free pages are back with the OS: an op
-//     that takes a new span touches two or three fresh pages, at about 3
-//     us a page fault. And the other worker, finding nothing, goes idle
-//     after its spin, so about one launch in a hundred wakes it (a futex
-//     wake, about 3 us, on the launching thread); keeping it spinning
-//     longer (naps of its thread) holds a P that timers and readied
-//     goroutines need.
+//     The child almost always runs on the joiner's worker, from its P's
+//     LIFO slot, and the joiner is resumed from its P's ready slot. The
+//     core's part (the job and its wait node, their allocation, locks and
+//     state words) is the largest share of the op, then the switches and
+//     the driver's hand-offs, then the rest of the executor (Spawn, the
+//     pops, the wake and ready checks). Its tail has two causes that the
+//     peer's op does not have. The op allocates a job and a wait node, and
+//     after the collection that precedes the timed ops many of the heap's
+//     free pages are back with the OS, so an op that takes a new span
+//     page-faults. And the other worker, finding nothing, goes idle after
+//     its spin, so now and then a launch wakes it (a futex wake on the
+//     launching thread); keeping it spinning longer (naps of its thread)
+//     holds a P that timers and readied goroutines need.
 //
 // A profile of a workload next to its best peer's shows where the time
 // goes, for example:

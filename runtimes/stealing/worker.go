@@ -153,7 +153,8 @@ func (e *Executor) retire() bool {
 
 // findWork returns the next thing for loop coroutine c to do: a ready
 // coroutine to switch to (c's batch then goes on with it, or is flushed:
-// kc.Worker.Pass), which comes before any task, or a task to run. It goes idle as long as there is neither;
+// kc.Worker.Pass), which comes before any task, or a task to run. It goes
+// idle as long as there is neither;
 // (nil, nil) once the executor is closed, or enough workers are idle
 // already (see idleWait), and the worker should exit.
 func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
