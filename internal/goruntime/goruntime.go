@@ -1,6 +1,7 @@
 // Package goruntime is the module's one window onto Go runtime internals: the
-// processor pin that sync.Pool uses, the calling goroutine's g (G), and
-// whether the race detector is on.
+// processor pin that sync.Pool uses, the calling goroutine's g (G), the
+// runtime's cheap random numbers (CheapRandN), and whether the race
+// detector is on.
 // Packages use these names instead of declaring their own linknames or
 // build-tagged constants.
 package goruntime
@@ -33,3 +34,13 @@ func ProcUnpin()
 //
 //go:linkname LockedOSThread runtime.lockedOSThread
 func LockedOSThread() bool
+
+// CheapRandN returns a pseudo-random number in [0, n), n > 0, from the
+// calling thread's fast generator: not cryptographically random, and not
+// seeded by the program (it is what the runtime's own select uses to pick
+// among ready cases). It is the runtime's cheaprandn, kept
+// linkname-accessible on purpose (go.dev/issue/67401). Cost: a few
+// nanoseconds, about half of math/rand/v2's IntN.
+//
+//go:linkname CheapRandN runtime.cheaprandn
+func CheapRandN(n uint32) uint32

@@ -77,3 +77,23 @@ func TestLockedOSThread(t *testing.T) {
 		t.Errorf("LockedOSThread before, inside and after LockOSThread: got %v; want [false true false]", got)
 	}
 }
+
+// TestCheapRandN checks that CheapRandN stays in [0, n) and reaches every
+// value of a small range (a select relies on both to pick among cases).
+func TestCheapRandN(t *testing.T) {
+	for _, n := range []uint32{1, 2, 3, 7} {
+		seen := make([]int, n)
+		for range 10000 {
+			r := goruntime.CheapRandN(n)
+			if r >= n {
+				t.Fatalf("CheapRandN(%d) = %d; want < %d", n, r, n)
+			}
+			seen[r]++
+		}
+		for v, k := range seen {
+			if k == 0 {
+				t.Errorf("CheapRandN(%d) never returned %d in 10000 draws", n, v)
+			}
+		}
+	}
+}

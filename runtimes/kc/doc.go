@@ -200,7 +200,9 @@
 // channel's mutex; a counterpart completes it only after winning the CAS on
 // the waiter's Parker, so a handoff and a cancellation can race but exactly
 // one happens: no value is lost or received twice (chanwait.go has the
-// protocol). Actor (a job draining a mailbox with one handler), Produce (a
+// protocol). Select first tries its cases one at a time, in a random
+// order, each under its own channel's mutex; it locks all its channels
+// together only to conclude that none is ready and to queue. Actor (a job draining a mailbox with one handler), Produce (a
 // job feeding a channel it closes when it ends, with its failure if it
 // failed), Pool (an owned pool of at most max items with create and reset
 // hooks) and SendTask/RecvTask (spec 05's ordered task channel) are built

@@ -3,10 +3,11 @@ package kc
 import (
 	"cmp"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // A SelectCase is one arm of Select or TrySelect, made by Chan.RecvCase or
@@ -15,6 +16,9 @@ import (
 // once.
 type SelectCase interface {
 	mutex() *sync.Mutex // nil for a case on a nil channel
+	// poll tries the case under its channel's mutex alone (see
+	// selectPoll): Select's first pass, before it locks every channel.
+	poll(j *Job) (selectPoll, error)
 	tryLocked() (done bool, err error, wake *chanWaiter)
 	enqueueLocked(w *chanWaiter, idx uint32)
 	dequeueLocked() error // unlinks the case's sudog; returns its outcome if it completed
@@ -39,6 +43,22 @@ func (c *Chan[T]) SendCase(v T) SelectCase {
 	return sc
 }
 
+// selectPoll is the outcome of SelectCase.poll.
+type selectPoll uint8
+
+const (
+	// pollNotReady: the case cannot proceed now (or its channel is nil);
+	// nothing was done.
+	pollNotReady selectPoll = iota
+	// pollDone: the case proceeded (its value moved, or it found its
+	// channel closed: the error says so); the Select is over.
+	pollDone
+	// pollCancelled: the selecting job was seen cancelled under the case's
+	// mutex; nothing was done, and the Select ends with the job's
+	// cancellation error.
+	pollCancelled
+)
+
 type recvCase[T any] struct {
 	c    *Chan[T]
 	s    sudog[T]
@@ -46,6 +66,24 @@ type recvCase[T any] struct {
 }
 
 func (rc *recvCase[T]) mutex() *sync.Mutex { return chanMutex(rc.c) }
+func (rc *recvCase[T]) poll(j *Job) (selectPoll, error) {
+	c := rc.c
+	if c == nil {
+		return pollNotReady, nil
+	}
+	c.mu.Lock()
+	if j != nil && j.cancelSeen() { // under c.mu: see cancelSeen
+		c.mu.Unlock()
+		return pollCancelled, nil
+	}
+	done, err, wake := c.recvLocked(rc.s.elem)
+	if !done {
+		c.mu.Unlock()
+		return pollNotReady, nil
+	}
+	c.unlockWake(wake)
+	return pollDone, err
+}
 func (rc *recvCase[T]) tryLocked() (bool, error, *chanWaiter) {
 	return rc.c.recvLocked(rc.s.elem)
 }
@@ -62,6 +100,24 @@ type sendCase[T any] struct {
 }
 
 func (sc *sendCase[T]) mutex() *sync.Mutex { return chanMutex(sc.c) }
+func (sc *sendCase[T]) poll(j *Job) (selectPoll, error) {
+	c := sc.c
+	if c == nil {
+		return pollNotReady, nil
+	}
+	c.mu.Lock()
+	if j != nil && j.cancelSeen() { // under c.mu: see cancelSeen
+		c.mu.Unlock()
+		return pollCancelled, nil
+	}
+	done, err, wake := c.sendLocked(sc.s.elem)
+	if !done {
+		c.mu.Unlock()
+		return pollNotReady, nil
+	}
+	c.unlockWake(wake)
+	return pollDone, err
+}
 func (sc *sendCase[T]) tryLocked() (bool, error, *chanWaiter) {
 	return sc.c.sendLocked(sc.s.elem)
 }
@@ -103,9 +159,12 @@ func (c *Chan[T]) dequeueLocked(s *sudog[T]) error {
 // ErrRepeatedCase, performs nothing and leaves nothing queued (distinct
 // cases on one channel are fine).
 //
-// Cost: Select locks the cases' channels together (in address order, so
-// concurrent Selects cannot deadlock) once to look for a ready case and,
-// if it must wait, once more to leave the queues.
+// Cost: Select first tries the cases one at a time, in the random order,
+// each under its own channel's mutex alone, and returns with the first
+// that proceeds: one lock when that case is ready. Only when none is does
+// it lock the cases' channels together (in address order, so concurrent
+// Selects cannot deadlock) to look again and, if it must wait, to queue;
+// then once more to leave the queues.
 func Select(j *Job, cases ...SelectCase) (int, error) { return selectCases(j, cases, true) }
 
 // TrySelect performs one ready case like Select, or returns -1 and
@@ -115,6 +174,32 @@ func TrySelect(cases ...SelectCase) (int, error) { return selectCases(nil, cases
 func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 	if err := repeatedCase(j, cases); err != nil {
 		return -1, err
+	}
+	n := len(cases)
+	start := 0
+	if n > 1 {
+		start = int(goruntime.CheapRandN(uint32(n)))
+	}
+	// The first pass: each case under its own channel's mutex. A case that
+	// proceeds here is performed exactly as in the locked pass below, at
+	// the moment its mutex is held (and checks j's cancellation there, as
+	// Send and Recv do), so the Select takes effect at that moment. A case
+	// that is not ready proves nothing about the others at another moment,
+	// so "none is ready" is only concluded under every mutex at once.
+	for k := range n {
+		i := start + k
+		if i >= n {
+			i -= n
+		}
+		if cases[i] == nil {
+			continue
+		}
+		switch r, err := cases[i].poll(j); r {
+		case pollDone:
+			return i, err
+		case pollCancelled:
+			return -1, j.cancelledErr()
+		}
 	}
 	var buf [4]*sync.Mutex
 	locks := buf[:0]
@@ -132,8 +217,7 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 		unlockAll(locks)
 		return -1, j.cancelledErr()
 	}
-	if n := len(cases); n > 0 {
-		start := rand.IntN(n)
+	if n > 0 {
 		for k := range n {
 			i := (start + k) % n
 			if cases[i] == nil || cases[i].mutex() == nil {
@@ -186,15 +270,15 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 // appears twice in cases: its one wait node cannot be on a queue twice.
 // Cost: len(cases)² / 2 pointer comparisons, one for the usual two cases.
 func repeatedCase(j *Job, cases []SelectCase) error {
-	if j != nil && j.rt.faults.has(faultSelectRepeatAllowed) {
-		return nil
-	}
 	for a := 1; a < len(cases); a++ {
 		if cases[a] == nil {
 			continue
 		}
 		for b := range a {
 			if cases[a] == cases[b] {
+				if j != nil && j.rt.faults.has(faultSelectRepeatAllowed) {
+					return nil
+				}
 				return fmt.Errorf("%w: cases %d and %d are the same", ErrRepeatedCase, b, a)
 			}
 		}
