@@ -168,7 +168,9 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 	}
 	if canceller != nil {
 		canceller.mu.Lock()
-		if !canceller.removeHookLocked(&w.hook) {
+		if canceller.removeHookLocked(&w.hook) {
+			canceller.unslowLocked()
+		} else {
 			reuse = false
 		}
 		canceller.mu.Unlock()

@@ -40,6 +40,13 @@ func hookedOn(j *Job, n *cancelNode) bool {
 // wait registered) may act on the awaiting job first. It returns the wait
 // node of that await and the await's error.
 func awaitParked(t *testing.T, opts []Option, inPark func(w *Job)) (*Runtime, *waiter, error) {
+	rt, w, err, _ := awaitParkedState(t, opts, inPark)
+	return rt, w, err
+}
+
+// awaitParkedState is awaitParked that also returns the awaiting job's
+// state word as the await returned.
+func awaitParkedState(t *testing.T, opts []Option, inPark func(w *Job)) (*Runtime, *waiter, error, uint64) {
 	t.Helper()
 	proceed := make(chan struct{})
 	var (
@@ -62,7 +69,10 @@ func awaitParked(t *testing.T, opts []Option, inPark func(w *Job)) (*Runtime, *w
 		close(proceed)
 	}
 	rt := New(ex, opts...)
-	var awaitErr error
+	var (
+		awaitErr error
+		state    uint64
+	)
 	err := rt.Run(context.Background(), func(j *Job) error {
 		d, err := Async(j, func(*Job) (int, error) { <-proceed; return 1, nil })
 		if err != nil {
@@ -71,6 +81,7 @@ func awaitParked(t *testing.T, opts []Option, inPark func(w *Job)) (*Runtime, *w
 		c, err := j.Launch(func(c *Job) error {
 			awaiter.Store(c)
 			_, awaitErr = d.Await(c)
+			state = c.state.Load()
 			return nil
 		})
 		if err != nil {
@@ -89,7 +100,7 @@ func awaitParked(t *testing.T, opts []Option, inPark func(w *Job)) (*Runtime, *w
 	if parked.Load() == nil {
 		t.Fatal("the await never parked")
 	}
-	return rt, parked.Load(), awaitErr
+	return rt, parked.Load(), awaitErr, state
 }
 
 // TestWaiterReused: the wait node of an await that the deferred's end
@@ -129,5 +140,21 @@ func TestWaiterNotReusedWithTracer(t *testing.T) {
 	}
 	if cachedWaiter(rt, w) {
 		t.Error("a wait node was cached with a tracer installed")
+	}
+}
+
+// TestAwaitLeavesNoSlowBit: a cancellable wait that its target's end
+// woke leaves nothing registered on the waiting job, so it clears the
+// bitSlow its registration set, and the job can end with one CAS.
+func TestAwaitLeavesNoSlowBit(t *testing.T) {
+	_, _, err, s := awaitParkedState(t, nil, nil)
+	if err != nil {
+		t.Fatalf("Await: %v", err)
+	}
+	if s&bitListed == 0 {
+		t.Fatal("the awaiting job was not listed: the wait registered no hook")
+	}
+	if s&bitSlow != 0 {
+		t.Errorf("state %#x after the await: bitSlow still set", s)
 	}
 }
