@@ -217,7 +217,11 @@
 // Cancelling a tree allocates one cancellation error, shared by every job
 // the walk reaches. Launch takes its job from a per-P slab of four (one
 // 512-byte allocation per four launches; slab.go); Async allocates one
-// Deferred that embeds its job. Attaching a child is a CAS on the parent's
+// Deferred that embeds its job. A blocking wait for a job (Join, Await,
+// AwaitAll, WaitAll) takes its wait node from a per-P cache, to which a
+// wait that its target's end woke gives it back (one that was cancelled or
+// timed out leaves it to the garbage collector: a losing waker may still
+// touch it). Attaching a child is a CAS on the parent's
 // state word, with no lock; ending it, one CAS on its own and an Add on the
 // parent's (or a share of one, batched by a Worker). Await of a finished
 // deferred is one atomic load. Counters are striped by P (the counting

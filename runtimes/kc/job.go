@@ -98,6 +98,23 @@ func (j *Job) lockSlow() uint64 {
 	return s
 }
 
+// unslowLocked clears bitSlow if nothing is registered on j any more: no
+// waiters, hooks, listed children, extra record (a Done channel) or
+// failure, and no cancellation. Then j can end with one CAS, as if its
+// wait had never registered anything (bodyReturned, finish). Called with
+// j.mu held, so no registration is under way (each one sets bitSlow again
+// under j.mu, see lockSlow), and bitCancel, set only under j.mu, cannot
+// appear between the load and the And.
+func (j *Job) unslowLocked() {
+	rt := j.rt
+	if j.hooks != nil || j.waiters != nil || j.head != nil || j.x != nil || j.err != nil || rt.tracer != nil || rt.faults.on() {
+		return
+	}
+	if s := j.state.Load(); s&bitSlow != 0 && s&bitCancel == 0 {
+		j.state.And(^bitSlow)
+	}
+}
+
 func (j *Job) extra() *jobExtra {
 	if j.x == nil {
 		j.x = new(jobExtra)
@@ -147,9 +164,11 @@ func (j *Job) run(w *Worker) {
 // CAS and no lock: see bitSlow.
 func (j *Job) bodyReturned(err error, w *Worker) {
 	rt := j.rt
-	const fresh = bitClaimed // Active, claimed, no holds, nothing else
-	if err == nil && rt.tracer == nil && !rt.faults.on() && j.state.Load() == fresh && !j.parentDown() {
-		if j.state.CompareAndSwap(fresh, fresh|bitBodyDone|bitClosed|bitWalked|uint64(Completed)) {
+	// Active, claimed, no holds, nothing else; maybe listed (released
+	// then unlinks j from its parent's list).
+	const fresh = bitClaimed
+	if s := j.state.Load(); err == nil && rt.tracer == nil && !rt.faults.on() && s&^bitListed == fresh && !j.parentDown() {
+		if j.state.CompareAndSwap(s, s|bitBodyDone|bitClosed|bitWalked|uint64(Completed)) {
 			rt.stats.add(cCompleted)
 			j.released(Completed, w, false)
 			return

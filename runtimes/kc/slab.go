@@ -5,8 +5,9 @@ import "github.com/kcbench/kcbench/internal/goruntime"
 // slabJobs is how many jobs Launch carves out of one allocation.
 const slabJobs = 4
 
-// jobSlab is the current slab of one P: an array of jobs allocated at once,
-// of which the first n have been handed out. Only a goroutine pinned to the
+// jobSlab is the per-P cache of the core: the current slab of one P, an
+// array of jobs allocated at once, of which the first n have been handed
+// out, and the P's free wait nodes. Only a goroutine pinned to the
 // P (goruntime.ProcPin) touches it, so its fields need no atomics: a pin excludes
 // every other goroutine from the P until it unpins, and the scheduler's own
 // synchronization orders one pinned section after the previous one on that
@@ -14,7 +15,11 @@ const slabJobs = 4
 type jobSlab struct {
 	jobs *[slabJobs]Job
 	n    int
-	_    [64 - 16]byte
+	// free is the P's cache of wait nodes for reuse (newWaiter), linked
+	// through next, nfree of them.
+	free  *waiter
+	nfree int
+	_     [64 - 32]byte
 }
 
 // newJob returns a zeroed Job for Launch. Outside the race detector it carves
@@ -46,8 +51,56 @@ func (rt *Runtime) newJob() *Job {
 	// it handed out stay valid, the rest are garbage.
 	pid = goruntime.ProcPin()
 	if pid < len(rt.slabs) {
-		rt.slabs[pid] = jobSlab{jobs: a, n: 1}
+		s := &rt.slabs[pid]
+		s.jobs, s.n = a, 1
 	}
 	goruntime.ProcUnpin()
 	return &a[0]
+}
+
+// waiterCacheMax is the most wait nodes one P keeps for reuse.
+const waiterCacheMax = 64
+
+// newWaiter returns a zeroed wait node of the given kind: one from the
+// caller's P's cache if it has one (see freeWaiter), else a new one.
+// Like the slabs, the cache is only touched pinned, and not at all under
+// the race detector; nor with a tracer installed, whose events name
+// waiters by address (Event.Waiter), which must not repeat.
+func (rt *Runtime) newWaiter(kind uint8) *waiter {
+	if !goruntime.RaceEnabled && rt.tracer == nil {
+		pid := goruntime.ProcPin()
+		if pid < len(rt.slabs) {
+			if s := &rt.slabs[pid]; s.free != nil {
+				w := s.free
+				s.free, s.nfree = w.next, s.nfree-1
+				goruntime.ProcUnpin()
+				w.next, w.kind = nil, kind
+				return w
+			}
+		}
+		goruntime.ProcUnpin()
+	}
+	return &waiter{kind: kind}
+}
+
+// freeWaiter gives w back for reuse by newWaiter. The caller owns w, and
+// nobody else may touch it any more: it is off the target's waiter list
+// and its hook off the canceller's hooks, both removed by the caller or
+// taken by the waker whose wake won (whose last touch of w was the
+// Parker's signal, see handoff.go), and no timer or losing waker holds it
+// (see wait for when that holds).
+func (rt *Runtime) freeWaiter(w *waiter) {
+	if goruntime.RaceEnabled || rt.tracer != nil {
+		return
+	}
+	*w = waiter{}
+	pid := goruntime.ProcPin()
+	if pid < len(rt.slabs) {
+		if s := &rt.slabs[pid]; s.nfree < waiterCacheMax {
+			w.next = s.free
+			s.free = w
+			s.nfree++
+		}
+	}
+	goruntime.ProcUnpin()
 }

@@ -126,7 +126,8 @@ func (j *Job) takeWaitersLocked(kind uint8) *waiter {
 // cancelled, or until timeout elapses (if > 0). It returns the wake reason.
 // worker tells the executor whether the caller runs one of its tasks.
 func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker bool) uint32 {
-	w := &waiter{kind: kind}
+	rt := j.rt
+	w := rt.newWaiter(kind)
 	if canceller != nil {
 		canceller.list() // before the wait registers: see addHook
 	}
@@ -136,13 +137,13 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 	}
 	if stateOf(s).Terminal() || kind == waitChildren && holds(s) == 0 {
 		j.mu.Unlock()
+		rt.freeWaiter(w) // never published
 		return wakeDone
 	}
 	w.p.init(worker)
 	j.pushWaiterLocked(w)
 	j.mu.Unlock()
 
-	rt := j.rt
 	if canceller != nil {
 		w.hook.w = w
 		if how := canceller.addHook(&w.hook); how == hookFireNow {
@@ -156,12 +157,22 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 	rt.ex.Park(&w.p)
 	slowPoint()
 	reason := w.p.reason.Load()
+	// w can be reused (freeWaiter) only if no one else can still touch it:
+	// the finish that woke it took it off j's list and made its last touch
+	// in the wake; with no timer, and with its hook taken off the
+	// canceller's list here (not detached by a cancel walk, which would
+	// still fire it), no losing waker is left either.
+	reuse := reason == wakeDone && t == nil
 	if t != nil {
 		rt.stopTimer(t)
 	}
 	if canceller != nil {
 		canceller.mu.Lock()
-		canceller.removeHookLocked(&w.hook)
+		if canceller.removeHookLocked(&w.hook) {
+			canceller.unslowLocked()
+		} else {
+			reuse = false
+		}
 		canceller.mu.Unlock()
 	}
 	if reason != wakeDone {
@@ -170,6 +181,9 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 			j.removeWaiterLocked(w)
 		}
 		j.mu.Unlock()
+	}
+	if reuse {
+		rt.freeWaiter(w)
 	}
 	return reason
 }
