@@ -161,8 +161,11 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 	w := c.drv
 	for {
 		t, r := e.findLocal(w)
-		if t == nil && r == nil {
-			r = e.takeYielded() // after the local work: see Yield
+		if t == nil && r == nil && e.yieldQ.n.Load() != 0 {
+			t = e.beforeYielded(w)
+			if t == nil {
+				r = e.takeYielded() // after the local work: see Yield
+			}
 		}
 		if t != nil || r != nil {
 			e.stopSpinning(w)
@@ -204,6 +207,21 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 			return nil, nil
 		}
 	}
+}
+
+// beforeYielded is the look at the other Ps' rings that a driver makes
+// before it takes a yielded coroutine back (see Yield): half of another
+// ring's FIFO, else a LIFO slot that held the same task across a Gosched.
+// A yielder goes to the back of the whole line, and the line includes the
+// queues of a P that this worker left (its goroutine moved to another P),
+// which no other worker may be serving: without the look, a body that
+// yields until its queued children have run would take itself back again
+// and again while they wait on the P it left.
+func (e *Executor) beforeYielded(w *worker) *kc.Task {
+	if t := e.stealPass(w); t != nil {
+		return t
+	}
+	return e.stealNext(w)
 }
 
 // findLocal returns a ready coroutine if there is one (takeReady), else checks

@@ -14,8 +14,9 @@ import (
 // another coroutine, so the worker runs the queued work (a body that
 // yields in a loop until its siblings have done something runs them
 // instead of spinning). Drivers take the yield list after their own
-// ring and the injector (findWork), and on the fairness tick before them
-// (findLocal), so a yielder is not starved by a stream of tasks.
+// ring, the injector and a look at the other Ps' rings (findWork,
+// beforeYielded), and on the fairness tick before them (findLocal), so a
+// yielder is not starved by a stream of tasks.
 // Elsewhere (no goroutine identities, not a loop coroutine, a goroutine
 // locked to its thread) and with nothing queued, Yield is runtime.Gosched:
 // it lets other goroutines run, as on a plain goroutine.
