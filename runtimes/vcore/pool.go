@@ -1,6 +1,9 @@
 package vcore
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // poolMax bounds the idle owner goroutines kept for reuse. A WaitersStorm
 // or CancelFanout of n waiters hands its core to a fresh owner at each of
@@ -24,6 +27,13 @@ type gpool struct {
 	mu     sync.Mutex
 	idle   []chan ownerStart // each idle goroutine's own channel (capacity 1); under mu
 	closed bool              // set by close; under mu
+
+	// n is len(idle), stored under mu after every change of idle; put
+	// loads it without mu to turn a retiring goroutine away from a full
+	// pool without taking the lock (a burst of thousands of retirements,
+	// CancelFanout's, would otherwise queue on it). Advisory: put decides
+	// under mu.
+	n atomic.Int32
 }
 
 // ownerStart is what an owner goroutine needs to start: its worker record
@@ -44,18 +54,28 @@ func (p *gpool) get() chan ownerStart {
 	ch := p.idle[n-1]
 	p.idle[n-1] = nil
 	p.idle = p.idle[:n-1]
+	p.n.Store(int32(n - 1))
 	return ch
 }
 
-// put offers the calling goroutine, reachable through ch, for reuse. It
-// reports false if the pool is full or closed: the goroutine then ends.
-func (p *gpool) put(ch chan ownerStart) bool {
+// put offers the calling goroutine, reachable through *ch, for reuse,
+// making *ch (capacity 1) if it is nil and the pool takes the goroutine. It
+// reports false if the pool is full or closed: the goroutine then ends,
+// without having allocated a channel for nothing.
+func (p *gpool) put(ch *chan ownerStart) bool {
+	if p.n.Load() >= poolMax {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || len(p.idle) >= poolMax {
 		return false
 	}
-	p.idle = append(p.idle, ch)
+	if *ch == nil {
+		*ch = make(chan ownerStart, 1)
+	}
+	p.idle = append(p.idle, *ch)
+	p.n.Store(int32(len(p.idle)))
 	return true
 }
 
@@ -69,6 +89,7 @@ func (p *gpool) close() {
 		close(ch)
 	}
 	p.idle = nil
+	p.n.Store(0)
 }
 
 // startWorker starts w as the owner of c, on an idle pooled goroutine if
@@ -95,10 +116,7 @@ func (e *Executor) ownerLoop(s ownerStart) {
 	for {
 		s.w.wake = wake // before the owner can sleep, so before any waker loads it
 		e.workerMain(s.w, s.c)
-		if next == nil {
-			next = make(chan ownerStart, 1)
-		}
-		if !e.pool.put(next) {
+		if !e.pool.put(&next) {
 			return
 		}
 		var ok bool
