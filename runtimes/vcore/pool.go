@@ -59,20 +59,21 @@ func (p *gpool) get() chan ownerStart {
 }
 
 // put offers the calling goroutine, reachable through *ch, for reuse,
-// making *ch (capacity 1) if it is nil and the pool takes the goroutine. It
-// reports false if the pool is full or closed: the goroutine then ends,
-// without having allocated a channel for nothing.
+// making *ch (capacity 1) first if it is nil and the pool looks as if it
+// had room (outside mu: an allocation can assist the garbage collector
+// for a while). It reports false if the pool is full or closed: the
+// goroutine then ends, mostly without having made a channel for nothing.
 func (p *gpool) put(ch *chan ownerStart) bool {
 	if p.n.Load() >= poolMax {
 		return false
+	}
+	if *ch == nil {
+		*ch = make(chan ownerStart, 1)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || len(p.idle) >= poolMax {
 		return false
-	}
-	if *ch == nil {
-		*ch = make(chan ownerStart, 1)
 	}
 	p.idle = append(p.idle, *ch)
 	p.n.Store(int32(len(p.idle)))
@@ -107,15 +108,19 @@ func (e *Executor) startWorker(w *worker, c *core) {
 
 // ownerLoop is an owner goroutine's life: workerMain for each owner it is
 // given, waiting in the pool in between. Each owner's worker record uses
-// this goroutine's wake channel: a token left over from an earlier owner
-// is harmless, since sleep re-checks the core's word after every token.
+// this goroutine's wake channel, which the first owner to sleep makes
+// (sleep: most owners started for a burst of parks never sleep, as the
+// task they run parks in its turn): a token left over from an earlier
+// owner is harmless, since sleep re-checks the core's word after every
+// token.
 func (e *Executor) ownerLoop(s ownerStart) {
 	defer e.wg.Done()
-	wake := make(chan struct{}, 1)
+	var wake chan struct{}
 	var next chan ownerStart
 	for {
 		s.w.wake = wake // before the owner can sleep, so before any waker loads it
 		e.workerMain(s.w, s.c)
+		wake = s.w.wake // made by its sleep, if it slept
 		if !e.pool.put(&next) {
 			return
 		}

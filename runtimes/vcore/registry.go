@@ -29,6 +29,8 @@ type worker struct {
 	// wake (capacity 1) is the sleep token: sent by the winner of the CAS
 	// Sleeping(id) -> Running(id) on the core this worker sleeps on
 	// (Executor.wakeSleeper), received only by this goroutine, in sleep.
+	// The goroutine's (ownerLoop passes it from owner to owner); nil until
+	// its first sleep makes it, before the CAS that lets a waker find w.
 	wake chan struct{}
 }
 
