@@ -58,24 +58,18 @@ func (p *gpool) get() chan ownerStart {
 	return ch
 }
 
-// put offers the calling goroutine, reachable through *ch, for reuse,
-// making *ch (capacity 1) first if it is nil and the pool looks as if it
-// had room (outside mu: an allocation can assist the garbage collector
-// for a while). It reports false if the pool is full or closed: the
-// goroutine then ends, mostly without having made a channel for nothing.
-func (p *gpool) put(ch *chan ownerStart) bool {
+// put offers the calling goroutine, reachable through ch, for reuse. It
+// reports false if the pool is full or closed: the goroutine then ends.
+func (p *gpool) put(ch chan ownerStart) bool {
 	if p.n.Load() >= poolMax {
 		return false
-	}
-	if *ch == nil {
-		*ch = make(chan ownerStart, 1)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || len(p.idle) >= poolMax {
 		return false
 	}
-	p.idle = append(p.idle, *ch)
+	p.idle = append(p.idle, ch)
 	p.n.Store(int32(len(p.idle)))
 	return true
 }
@@ -112,16 +106,19 @@ func (e *Executor) startWorker(w *worker, c *core) {
 // (sleep: most owners started for a burst of parks never sleep, as the
 // task they run parks in its turn): a token left over from an earlier
 // owner is harmless, since sleep re-checks the core's word after every
-// token.
+// token. Its pool channel is made here, with the goroutine, and not when
+// it retires: a burst of retirements is a burst of wake-ups (the cancel
+// of a thousand sleepers), and an allocation there pays the garbage
+// collector's assists for the goroutines the burst started with.
 func (e *Executor) ownerLoop(s ownerStart) {
 	defer e.wg.Done()
 	var wake chan struct{}
-	var next chan ownerStart
+	next := make(chan ownerStart, 1)
 	for {
 		s.w.wake = wake // before the owner can sleep, so before any waker loads it
 		e.workerMain(s.w, s.c)
 		wake = s.w.wake // made by its sleep, if it slept
-		if !e.pool.put(&next) {
+		if !e.pool.put(next) {
 			return
 		}
 		var ok bool
