@@ -213,8 +213,9 @@
 // all of that on the parent's core.
 //
 // It stays behind on CancelFanout (waking a thousand parked tasks, each a
-// goroutine that takes a core back or finishes coreless) and WaitersStorm,
-// by a third to a half, and on JobCreate's latency (its p90 most). On
+// goroutine that takes a core back or finishes coreless), by a third to
+// two thirds, and WaitersStorm, by a third to a half, and on JobCreate's
+// latency (its p90 most). On
 // SleepWake (a 1 µs timer sleep) it is ahead: the sleeping owner spins for
 // its timer's wake (timer.go), where the stealing backend's worker spins a
 // few rounds and then waits, with the process idle, for the OS to deliver
