@@ -3,6 +3,8 @@ package vcore
 import (
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sys/cpu"
 )
 
 // poolMax bounds the idle owner goroutines kept for reuse. A WaitersStorm
@@ -32,8 +34,12 @@ type gpool struct {
 	// loads it without mu to turn a retiring goroutine away from a full
 	// pool without taking the lock (a burst of thousands of retirements,
 	// CancelFanout's, would otherwise queue on it). Advisory: put decides
-	// under mu.
+	// under mu. On a cache line of its own: each retiring goroutine loads
+	// it, and the lock word and the executor's WaitGroup (which each
+	// ending goroutine decrements) would otherwise share its line.
+	_ cpu.CacheLinePad
 	n atomic.Int32
+	_ cpu.CacheLinePad
 }
 
 // ownerStart is what an owner goroutine needs to start: its worker record
