@@ -246,6 +246,12 @@ func (e *Executor) inboxesEmpty() bool {
 // tens of µs), which is why findWork spins first.
 func (e *Executor) sleep(w *worker, c *core) bool {
 	running, sleeping := mkword(w.id, coreRunning), mkword(w.id, coreSleeping)
+	if w.wake == nil {
+		// Made on the first sleep (ownerLoop), before the CAS that lets a
+		// waker find w (through c.sleeper, stored after it): no waker
+		// can have loaded w.wake yet.
+		w.wake = make(chan struct{}, 1)
+	}
 	if !c.word.CompareAndSwap(running, sleeping) {
 		return false
 	}

@@ -43,7 +43,9 @@
 // leave its stack, so Park hands off the core, not the task, as Go's runtime
 // does for a syscall. The owner unlocks its thread first; a wait the core
 // expects to be answered at once (kc.Parker.Spin: a channel partner) gets a
-// few yields to be woken with the core kept. Otherwise the owner unregisters
+// few yields to be woken with the core kept, and so does a wait for a timer
+// the task armed due within the spin budget (timer.go), while no work waits
+// for the core, for as long as the timer takes. Otherwise the owner unregisters
 // and gives the core to a fresh owner if work is waiting (else marks it
 // Free); then it waits. Woken, the goroutine takes its previous core back if
 // it is Free (soft affinity), else any Free core, else finishes its body on
@@ -119,7 +121,13 @@
 //     05's sleep queue without the O(N) drain and the 250 µs resolution,
 //     and without sysmon having to poll while any timer is armed. Stop
 //     removes the timer, so a stopped timer leaks nothing. The callback runs
-//     on a runtime goroutine; kc's callbacks only wake or cancel.
+//     on a runtime goroutine; kc's callbacks only wake or cancel. In place
+//     of an owner polling its sleep queue, an unpinned owner whose task
+//     waits for a timer due within the spin budget spins for its wake,
+//     keeping its core, while no work waits for the core (timer.go): Go
+//     fires due timers whenever a P schedules, so a yielding spinner has a
+//     short timer's wake within a few goroutine switches, where a core
+//     handed off leaves the process idle and the wake to the OS.
 //   - Horizontal scaling retakes the stuck core rather than adding a core
 //     beside it, so the stuck core's inbox is drained by its new owner (the
 //     spec forbids stealing inboxes, and work must stay discoverable). A
@@ -171,6 +179,11 @@
 //     goroutine when work waits: on the order of a microsecond. A channel
 //     wait answered while it spins keeps its core: a few goroutine
 //     switches.
+//   - A wait for a timer due within the spin budget (a short Sleep): the
+//     wake a few goroutine switches after the due time, for at most twice
+//     the budget of CPU on a goroutine that yields at every look; AfterFunc
+//     pays a registry lookup and a clock read for such a timer. A timer due
+//     later is waited for as any park: no CPU.
 //   - Waking a sleeping owner: a goroutine wake-up, a few hundred ns; for
 //     a pinned owner, which sleeps locked, an OS wake-up of that very
 //     thread (a futex wake on Linux), tens of µs. The yield before the spin
@@ -200,11 +213,11 @@
 // all of that on the parent's core.
 //
 // It stays behind on CancelFanout (waking a thousand parked tasks, each a
-// goroutine that takes a core back or finishes coreless) and WaitersStorm,
-// by a third to a half, on JobCreate's latency (its p90 most), and on
-// SleepWake (a 1 µs timer sleep), where it takes many times the stealing
-// backend's time. SleepWake is latency, not work: the process is mostly
-// idle, waiting in the OS for the timer's wake-up, which a profile shows:
-//
-//	go run ./cmd/kcbench profile -bench SleepWake -backend vcore -vs stealing
+// goroutine that takes a core back or finishes coreless), by a third to
+// two thirds, and WaitersStorm, by a third to a half, and on JobCreate's
+// latency (its p90 most). On
+// SleepWake (a 1 µs timer sleep) it is ahead: the sleeping owner spins for
+// its timer's wake (timer.go), where the stealing backend's worker spins a
+// few rounds and then waits, with the process idle, for the OS to deliver
+// the timer's wake-up.
 package vcore

@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
@@ -66,7 +65,7 @@ type Executor struct {
 // counters are diagnostics, updated with relaxed intent (Go has only
 // sequentially consistent atomics; nothing reads them for correctness).
 type counters struct {
-	workersStarted, reused, handoffs, retakes, helpers, sleeps, wakes, steals atomic.Uint64
+	workersStarted, reused, handoffs, retakes, helpers, sleeps, wakes, steals, timerWaits atomic.Uint64
 }
 
 // Stats is a snapshot of the executor's diagnostic counters.
@@ -78,6 +77,7 @@ type Stats struct {
 	Helpers        uint64 // helpers sysmon started beyond the TempWorkers bound (helper.go)
 	Sleeps, Wakes  uint64 // owners that went to sleep; sleepers woken by others
 	Steals         uint64 // tasks taken from another core's inbox or next slot
+	TimerWaits     uint64 // Parks woken by a short timer while they spun, keeping the core (timer.go)
 	PinErrors      uint64 // affinity syscalls that failed after New
 	Active         int64  // spec 05 active_tasks now
 }
@@ -93,6 +93,7 @@ func (e *Executor) Stats() Stats {
 		Sleeps:         e.stats.sleeps.Load(),
 		Wakes:          e.stats.wakes.Load(),
 		Steals:         e.stats.steals.Load(),
+		TimerWaits:     e.stats.timerWaits.Load(),
 		PinErrors:      e.pin.errs.Load(),
 		Active:         e.active.Load(),
 	}
@@ -260,14 +261,16 @@ func (e *Executor) dropStale(c *core) {
 // core (it is a worker running a task), it first gives its thread back
 // (loosen, idle.go) and lets a wait the core expects to be answered at
 // once (p.Spin: a channel partner) be woken within a few yields, keeping
-// its core; a pinned owner, which stays locked, skips that. Otherwise the
-// core is handed off, to a fresh owner if work is waiting, else left Free;
-// after the wake the goroutine tries to take its old core back (soft
-// affinity), then any Free core, and otherwise finishes its body on a plain
-// goroutine (see the package doc). Cost for a worker woken while it spins:
-// a registry lookup (registry.self), UnlockOSThread and LockOSThread and
-// the yields; for a hand-off, two atomic CASes more and a wake-up of a
-// pooled goroutine when work waits.
+// its core, and waits so for the wake of a short timer it armed
+// (awaitTimer, timer.go) while no work waits for the core; a pinned owner,
+// which stays locked, skips both. Otherwise the core is handed off, to a
+// fresh owner if work is waiting, else left Free; after the wake the
+// goroutine tries to take its old core back (soft affinity), then any Free
+// core, and otherwise finishes its body on a plain goroutine (see the
+// package doc). Cost for a worker woken while it spins: a registry lookup
+// (registry.self), UnlockOSThread and LockOSThread and the yields; for a
+// hand-off, two atomic CASes more and a wake-up of a pooled goroutine when
+// work waits.
 func (e *Executor) Park(p *kc.Parker) {
 	if !p.Worker() {
 		p.Wait()
@@ -279,10 +282,11 @@ func (e *Executor) Park(p *kc.Parker) {
 		return
 	}
 	e.loosen(w)
-	if !w.locked && p.Spin() {
-		// Woken while spinning: still the core's owner (unless sysmon
-		// took the core meanwhile, which workerMain finds out once the
-		// body returns, as for any stuck body).
+	if !w.locked && (p.Spin() || e.awaitTimer(w, p) == timerWoken) {
+		// Woken while spinning (for a channel partner, or for a short
+		// timer: timer.go): still the core's owner (unless sysmon took
+		// the core meanwhile, which workerMain finds out once the body
+		// returns, as for any stuck body).
 		p.Wait()
 		e.tighten(w)
 		return
@@ -292,11 +296,6 @@ func (e *Executor) Park(p *kc.Parker) {
 	p.Wait()
 	e.reacquire(w, prev)
 }
-
-// AfterFunc is time.AfterFunc: Go's timers already are a per-P heap woken
-// by the netpoller, which is spec 05's sleep queue without its polling
-// (see the package doc). Stop removes the timer, so nothing leaks.
-func (*Executor) AfterFunc(d time.Duration, f func()) kc.Timer { return time.AfterFunc(d, f) }
 
 // Close waits until every spawned task has returned from Run, then stops
 // every owner and sysmon and waits for every goroutine it started; owner

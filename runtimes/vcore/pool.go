@@ -1,6 +1,11 @@
 package vcore
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/cpu"
+)
 
 // poolMax bounds the idle owner goroutines kept for reuse. A WaitersStorm
 // or CancelFanout of n waiters hands its core to a fresh owner at each of
@@ -24,6 +29,17 @@ type gpool struct {
 	mu     sync.Mutex
 	idle   []chan ownerStart // each idle goroutine's own channel (capacity 1); under mu
 	closed bool              // set by close; under mu
+
+	// n is len(idle), stored under mu after every change of idle; put
+	// loads it without mu to turn a retiring goroutine away from a full
+	// pool without taking the lock (a burst of thousands of retirements,
+	// CancelFanout's, would otherwise queue on it). Advisory: put decides
+	// under mu. On a cache line of its own: each retiring goroutine loads
+	// it, and the lock word and the executor's WaitGroup (which each
+	// ending goroutine decrements) would otherwise share its line.
+	_ cpu.CacheLinePad
+	n atomic.Int32
+	_ cpu.CacheLinePad
 }
 
 // ownerStart is what an owner goroutine needs to start: its worker record
@@ -44,18 +60,23 @@ func (p *gpool) get() chan ownerStart {
 	ch := p.idle[n-1]
 	p.idle[n-1] = nil
 	p.idle = p.idle[:n-1]
+	p.n.Store(int32(n - 1))
 	return ch
 }
 
 // put offers the calling goroutine, reachable through ch, for reuse. It
 // reports false if the pool is full or closed: the goroutine then ends.
 func (p *gpool) put(ch chan ownerStart) bool {
+	if p.n.Load() >= poolMax {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || len(p.idle) >= poolMax {
 		return false
 	}
 	p.idle = append(p.idle, ch)
+	p.n.Store(int32(len(p.idle)))
 	return true
 }
 
@@ -69,6 +90,7 @@ func (p *gpool) close() {
 		close(ch)
 	}
 	p.idle = nil
+	p.n.Store(0)
 }
 
 // startWorker starts w as the owner of c, on an idle pooled goroutine if
@@ -86,18 +108,22 @@ func (e *Executor) startWorker(w *worker, c *core) {
 
 // ownerLoop is an owner goroutine's life: workerMain for each owner it is
 // given, waiting in the pool in between. Each owner's worker record uses
-// this goroutine's wake channel: a token left over from an earlier owner
-// is harmless, since sleep re-checks the core's word after every token.
+// this goroutine's wake channel, which the first owner to sleep makes
+// (sleep: most owners started for a burst of parks never sleep, as the
+// task they run parks in its turn): a token left over from an earlier
+// owner is harmless, since sleep re-checks the core's word after every
+// token. Its pool channel is made here, with the goroutine, and not when
+// it retires: a burst of retirements is a burst of wake-ups (the cancel
+// of a thousand sleepers), and an allocation there pays the garbage
+// collector's assists for the goroutines the burst started with.
 func (e *Executor) ownerLoop(s ownerStart) {
 	defer e.wg.Done()
-	wake := make(chan struct{}, 1)
-	var next chan ownerStart
+	var wake chan struct{}
+	next := make(chan ownerStart, 1)
 	for {
 		s.w.wake = wake // before the owner can sleep, so before any waker loads it
 		e.workerMain(s.w, s.c)
-		if next == nil {
-			next = make(chan ownerStart, 1)
-		}
+		wake = s.w.wake // made by its sleep, if it slept
 		if !e.pool.put(next) {
 			return
 		}

@@ -23,11 +23,14 @@ type worker struct {
 	locked bool       // LockOSThread is in effect (not loosened, idle.go); then core != nil
 	slot   int        // registry slot while registered, else -1
 	tick   uint32     // polls, for the fairness rule (worker.go)
+	due    int64      // mono time the short timer its task armed last is due, 0 if none (timer.go)
 	kw     kc.Worker  // releases of its tasks' parents, batched; flushed before it waits for work or exits
 
 	// wake (capacity 1) is the sleep token: sent by the winner of the CAS
 	// Sleeping(id) -> Running(id) on the core this worker sleeps on
 	// (Executor.wakeSleeper), received only by this goroutine, in sleep.
+	// The goroutine's (ownerLoop passes it from owner to owner); nil until
+	// its first sleep makes it, before the CAS that lets a waker find w.
 	wake chan struct{}
 }
 

@@ -44,7 +44,10 @@ func (e *Executor) workerMain(w *worker, c *core) {
 
 // runTask runs one task; taskDone is deferred so that it also counts a
 // body that ended its goroutine with runtime.Goexit.
-func (e *Executor) runTask(w *worker, t *kc.Task) { e.runOn(&w.kw, t) }
+func (e *Executor) runTask(w *worker, t *kc.Task) {
+	w.due = 0 // a timer of the previous task's is no wait of t's (timer.go)
+	e.runOn(&w.kw, t)
+}
 
 // runOn runs t with its parents' releases batched in kw (see runTask).
 func (e *Executor) runOn(kw *kc.Worker, t *kc.Task) {
