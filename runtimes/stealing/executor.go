@@ -19,6 +19,7 @@ type Executor struct {
 	inj     injector    // the global queue
 	readyQ  readyList   // the global list of ready coroutines
 	yieldQ  readyList   // coroutines whose task yielded (see Yield)
+	sleepQ  sleepQueue  // the timers of AfterFunc
 	gt      gtable      // the live loop coroutines, by goroutine
 	pool    coroPool    // idle loop coroutines
 	base    int32       // the target number of running workers; immutable
@@ -95,6 +96,7 @@ func New(opts ...Option) (*Executor, error) {
 		idle:    make(chan struct{}),
 	}
 	e.mon.init()
+	e.sleepQ.init(procs, &e.wg)
 	e.wg.Add(1)
 	go e.monitor()
 	return e, nil
@@ -187,8 +189,12 @@ func (e *Executor) Park(p *kc.Parker) {
 	e.debt[pid%len(e.debt)].n.Add(1)
 }
 
-// AfterFunc is time.AfterFunc.
-func (*Executor) AfterFunc(d time.Duration, f func()) kc.Timer { return time.AfterFunc(d, f) }
+// AfterFunc calls f on a goroutine of its own after d, unless the Timer
+// is stopped first, as time.AfterFunc does, but through the executor's
+// sleep queue (sleepq.go): the timer is an entry in the heap of the
+// caller's P, and its Stop is one CAS. It panics on a zero or closed
+// Executor.
+func (e *Executor) AfterFunc(d time.Duration, f func()) kc.Timer { return e.sleepQ.afterFunc(d, f) }
 
 // Close stops the workers and the monitor and waits for every goroutine the
 // executor started to return. The core calls it once every job is terminal,
@@ -201,6 +207,9 @@ func (e *Executor) Close() error {
 		e.sched.closed.Store(true)
 		close(e.quit)
 	})
+	for i := range e.sleepQ.shards {
+		e.sleepQ.shards[i].close() // their fires, scheduled or running, count in wg
+	}
 	e.wg.Wait()
 	e.pool.drain() // no driver is left to take one; none is parked (every job is terminal)
 	return nil
