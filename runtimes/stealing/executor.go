@@ -19,7 +19,6 @@ type Executor struct {
 	inj     injector    // the global queue
 	readyQ  readyList   // the global list of ready coroutines
 	yieldQ  readyList   // coroutines whose task yielded (see Yield)
-	sleepQ  sleepQueue  // the timers of AfterFunc
 	gt      gtable      // the live loop coroutines, by goroutine
 	pool    coroPool    // idle loop coroutines
 	base    int32       // the target number of running workers; immutable
@@ -30,6 +29,7 @@ type Executor struct {
 	mon     monitorState
 	wg      sync.WaitGroup // every goroutine started: workers and the monitor
 	once    sync.Once      // closes quit
+	sleepQ  sleepQueue     // the timers of AfterFunc (sleepq.go)
 }
 
 // schedState holds the counters that Spawn, Park and the workers use to
