@@ -23,9 +23,9 @@ import (
 // whatever the workers are doing, so timers are on time even when every
 // worker is busy. The fire takes every due entry whose CAS from
 // sleeperPending it wins, sets the runtime timer for the new earliest
-// deadline and, unlocked, runs the entries' functions: the last on its own
-// goroutine, the others each on a new goroutine, as time.AfterFunc would,
-// so a function that blocks delays no other.
+// deadline and, unlocked, runs the entries' functions: the last on the
+// fire's goroutine, the others each on a new goroutine, as time.AfterFunc
+// would, so a function that blocks delays no other.
 //
 // Goroutines: every fire the shards have scheduled or started, and every
 // goroutine a fire starts, is counted in Executor.wg (see arm), so Close,
