@@ -226,7 +226,14 @@
 //   - Queues are per P, not per worker, and new work goes to the spawner's
 //     P (locality, as in Go) rather than round-robin; balance comes from
 //     stealing and the injector. Affinity of wake-ups is left to Go.
-//   - There is no sleep queue: timers are time.AfterFunc.
+//   - The sleep queue (sleepq.go) is a heap of deadlines per P with one
+//     Go runtime timer per heap, set for its earliest deadline, instead of
+//     a queue that sysmon drains: the runtime timer fires on its own
+//     goroutine whatever the workers do. Stop is a CAS that leaves the
+//     entry in its heap; a heap that grows to twice what it kept at its
+//     last compaction drops its stopped entries. A fire runs the due
+//     timers' functions as time.AfterFunc would: each on a goroutine of
+//     its own (the last on the fire's).
 //   - A lone spawned task sits in its spawner's LIFO slot; another worker
 //     takes it only after it stayed there across a spin (a few us), which is
 //     what lets an await run it inline.
@@ -290,7 +297,7 @@
 // peer's time: the gap is this design's work, not Go's.
 //
 //   - CancelFanout (n tasks asleep, then one Cancel). Per child: the cancel
-//     walk's visit, the stop of its Sleep's timer, a wake into a ready
+//     walk's visit, the stop of its Sleep's timer (a CAS), a wake into a ready
 //     slot, a switch into a coroutine stack that went cold when it parked
 //     and one back, the end of its job and the release of its parent. The
 //     peer (goroutines blocked on ctx.Done) pays a goready, one goroutine

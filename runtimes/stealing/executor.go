@@ -29,6 +29,7 @@ type Executor struct {
 	mon     monitorState
 	wg      sync.WaitGroup // every goroutine started: workers and the monitor
 	once    sync.Once      // closes quit
+	sleepQ  sleepQueue     // the timers of AfterFunc (sleepq.go)
 }
 
 // schedState holds the counters that Spawn, Park and the workers use to
@@ -95,6 +96,7 @@ func New(opts ...Option) (*Executor, error) {
 		idle:    make(chan struct{}),
 	}
 	e.mon.init()
+	e.sleepQ.init(procs, &e.wg)
 	e.wg.Add(1)
 	go e.monitor()
 	return e, nil
@@ -187,11 +189,17 @@ func (e *Executor) Park(p *kc.Parker) {
 	e.debt[pid%len(e.debt)].n.Add(1)
 }
 
-// AfterFunc is time.AfterFunc.
-func (*Executor) AfterFunc(d time.Duration, f func()) kc.Timer { return time.AfterFunc(d, f) }
+// AfterFunc calls f on a goroutine of its own after d, unless the Timer
+// is stopped first, as time.AfterFunc does, but through the executor's
+// sleep queue (sleepq.go): the timer is an entry in the heap of the
+// caller's P, and its Stop is one CAS. It panics on a zero or closed
+// Executor.
+func (e *Executor) AfterFunc(d time.Duration, f func()) kc.Timer { return e.sleepQ.afterFunc(d, f) }
 
-// Close stops the workers and the monitor and waits for every goroutine the
-// executor started to return. The core calls it once every job is terminal,
+// Close stops the workers, the monitor and the sleep queue's runtime
+// timers (dropping timers still pending, which the core has none of by
+// then), and waits for every goroutine the executor started to return,
+// timer functions that are running included. The core calls it once every job is terminal,
 // so the queues hold only stale entries by then. Idempotent.
 func (e *Executor) Close() error {
 	if e.quit == nil {
@@ -201,6 +209,9 @@ func (e *Executor) Close() error {
 		e.sched.closed.Store(true)
 		close(e.quit)
 	})
+	for i := range e.sleepQ.shards {
+		e.sleepQ.shards[i].close() // their fires, scheduled or running, count in wg
+	}
 	e.wg.Wait()
 	e.pool.drain() // no driver is left to take one; none is parked (every job is terminal)
 	return nil
