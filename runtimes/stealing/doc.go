@@ -141,7 +141,7 @@
 // a timeout, due within 20 us) spins before it suspends: suspended, it
 // would leave its worker, and with no other work the process, idle, so
 // the timer's wake would be an OS sleep and wake-up, tens of us. Yielding
-// its P in a loop (goruntime.Yield), it has the timer fire at the next
+// its P in a loop (runtime.Gosched), it has the timer fire at the next
 // scheduling decision of its P. The spin stops as soon as any work is
 // queued (anyWork), and at the due time plus 20 us; a longer timer is
 // never spun for. The spinning task keeps its worker's running slot, as
