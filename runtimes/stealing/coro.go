@@ -97,6 +97,11 @@ type coro struct {
 	// touches it, while it runs; it is reset when c starts a task, suspends
 	// or yields to the yield list.
 	idleYields uint8
+	// due is the due time (mono) of the short timer c's current task armed
+	// last, 0 if none (see timerwait.go). Only c touches it, while it runs:
+	// AfterFunc sets it, Park consumes it, the worker loop clears it before
+	// each task.
+	due int64
 }
 
 // newCoro makes a loop coroutine, not yet started: the driver's first
@@ -154,7 +159,10 @@ func (c *coro) Resume() {
 
 // parkCoro is Park's coroutine path: if the caller is one of e's loop
 // coroutines, not locked to its thread, and the wait is a slow one, it
-// suspends the coroutine until the wake and reports true.
+// suspends the coroutine until the wake and reports true. A wait for a
+// short timer the task armed is first waited for spinning (awaitTimer,
+// timerwait.go); if the wake comes meanwhile, the coroutine is never
+// suspended.
 func (e *Executor) parkCoro(p *kc.Parker) bool {
 	if !goruntime.GOK || p.Quick() || !p.Worker() {
 		return false
@@ -162,6 +170,10 @@ func (e *Executor) parkCoro(p *kc.Parker) bool {
 	c := e.gt.lookup(goruntime.G())
 	if c == nil || goruntime.LockedOSThread() {
 		return false
+	}
+	if c.due != 0 && e.awaitTimer(c, p) {
+		p.Wait() // woken while spinning: at most a short wait for the signal
+		return true
 	}
 	c.suspend(p)
 	return true

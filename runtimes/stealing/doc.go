@@ -137,6 +137,17 @@
 // lock; on a goroutine of its own the lock would have ended with the
 // goroutine and its thread.
 //
+// A task that waits for a short timer it armed (a Sleep, or a wait with
+// a timeout, due within 20 us) spins before it suspends: suspended, it
+// would leave its worker, and with no other work the process, idle, so
+// the timer's wake would be an OS sleep and wake-up, tens of us. Yielding
+// its P in a loop (runtime.Gosched), it has the timer fire at the next
+// scheduling decision of its P. The spin stops as soon as any work is
+// queued (anyWork), and at the due time plus 20 us; a longer timer is
+// never spun for. The spinning task keeps its worker's running slot, as
+// any running task does, and does not count as spinning: the wake
+// protocol is unchanged (see timerwait.go).
+//
 // The idle pool is unbounded: after a burst of parked tasks it holds as
 // many coroutines as were parked at once, so a load that parks thousands
 // in every round reuses them instead of making and ending coroutines. The

@@ -57,7 +57,7 @@ func (e *Executor) runLoop(c *coro) coroMsg {
 		if t == nil {
 			return msgExit
 		}
-		c.idleYields = 0
+		c.idleYields, c.due = 0, 0
 		t.RunOn(&c.kw)
 		// A task that parked on the blocking path came back without a slot
 		// (see Park); whichever worker ends a task first takes that debt

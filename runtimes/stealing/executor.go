@@ -30,6 +30,10 @@ type Executor struct {
 	wg      sync.WaitGroup // every goroutine started: workers and the monitor
 	once    sync.Once      // closes quit
 	sleepQ  sleepQueue     // the timers of AfterFunc (sleepq.go)
+	// timerSpin is the spin budget of short timers (timerwait.go):
+	// timerSpin, or what an internal test set before any task ran.
+	timerSpin time.Duration
+	tstats    timerStats
 }
 
 // schedState holds the counters that Spawn, Park and the workers use to
@@ -94,6 +98,8 @@ func New(opts ...Option) (*Executor, error) {
 		cap:     int32(c.maxExtra),
 		quit:    make(chan struct{}),
 		idle:    make(chan struct{}),
+
+		timerSpin: timerSpin,
 	}
 	e.mon.init()
 	e.sleepQ.init(procs, &e.wg)
@@ -192,9 +198,14 @@ func (e *Executor) Park(p *kc.Parker) {
 // AfterFunc calls f on a goroutine of its own after d, unless the Timer
 // is stopped first, as time.AfterFunc does, but through the executor's
 // sleep queue (sleepq.go): the timer is an entry in the heap of the
-// caller's P, and its Stop is one CAS. It panics on a zero or closed
-// Executor.
-func (e *Executor) AfterFunc(d time.Duration, f func()) kc.Timer { return e.sleepQ.afterFunc(d, f) }
+// caller's P, and its Stop is one CAS. A task on a loop coroutine that
+// arms a timer due within the spin budget has its due time noted for
+// Park, which waits for it spinning (see timerwait.go). It panics on a
+// zero or closed Executor.
+func (e *Executor) AfterFunc(d time.Duration, f func()) kc.Timer {
+	e.noteTimer(d)
+	return e.sleepQ.afterFunc(d, f)
+}
 
 // Close stops the workers, the monitor and the sleep queue's runtime
 // timers (dropping timers still pending, which the core has none of by
