@@ -59,24 +59,28 @@ const (
 	pollCancelled
 )
 
-type recvCase[T any] struct {
-	c    *Chan[T]
-	s    sudog[T]
-	sink T
-}
-
-func (rc *recvCase[T]) mutex() *sync.Mutex { return chanMutex(rc.c) }
-func (rc *recvCase[T]) poll(j *Job) (selectPoll, error) {
-	c := rc.c
+// poll is SelectCase.poll for a case on c (nil: never ready) that sends
+// *v (send) or receives into *v: the case is tried under c.mu alone, with
+// j's cancellation checked there first (see cancelSeen).
+func (c *Chan[T]) poll(j *Job, v *T, send bool) (selectPoll, error) {
 	if c == nil {
 		return pollNotReady, nil
 	}
 	c.mu.Lock()
-	if j != nil && j.cancelSeen() { // under c.mu: see cancelSeen
+	if j != nil && j.cancelSeen() {
 		c.mu.Unlock()
 		return pollCancelled, nil
 	}
-	done, err, wake := c.recvLocked(rc.s.elem)
+	var (
+		done bool
+		err  error
+		wake *chanWaiter
+	)
+	if send {
+		done, err, wake = c.sendLocked(v)
+	} else {
+		done, err, wake = c.recvLocked(v)
+	}
 	if !done {
 		c.mu.Unlock()
 		return pollNotReady, nil
@@ -84,6 +88,15 @@ func (rc *recvCase[T]) poll(j *Job) (selectPoll, error) {
 	c.unlockWake(wake)
 	return pollDone, err
 }
+
+type recvCase[T any] struct {
+	c    *Chan[T]
+	s    sudog[T]
+	sink T
+}
+
+func (rc *recvCase[T]) mutex() *sync.Mutex              { return chanMutex(rc.c) }
+func (rc *recvCase[T]) poll(j *Job) (selectPoll, error) { return rc.c.poll(j, rc.s.elem, false) }
 func (rc *recvCase[T]) tryLocked() (bool, error, *chanWaiter) {
 	return rc.c.recvLocked(rc.s.elem)
 }
@@ -99,25 +112,8 @@ type sendCase[T any] struct {
 	v T
 }
 
-func (sc *sendCase[T]) mutex() *sync.Mutex { return chanMutex(sc.c) }
-func (sc *sendCase[T]) poll(j *Job) (selectPoll, error) {
-	c := sc.c
-	if c == nil {
-		return pollNotReady, nil
-	}
-	c.mu.Lock()
-	if j != nil && j.cancelSeen() { // under c.mu: see cancelSeen
-		c.mu.Unlock()
-		return pollCancelled, nil
-	}
-	done, err, wake := c.sendLocked(sc.s.elem)
-	if !done {
-		c.mu.Unlock()
-		return pollNotReady, nil
-	}
-	c.unlockWake(wake)
-	return pollDone, err
-}
+func (sc *sendCase[T]) mutex() *sync.Mutex              { return chanMutex(sc.c) }
+func (sc *sendCase[T]) poll(j *Job) (selectPoll, error) { return sc.c.poll(j, sc.s.elem, true) }
 func (sc *sendCase[T]) tryLocked() (bool, error, *chanWaiter) {
 	return sc.c.sendLocked(sc.s.elem)
 }
