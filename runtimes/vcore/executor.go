@@ -70,8 +70,9 @@ type Executor struct {
 	global globalQueue // spec 05 global run queue: ring + overflow (padded inside)
 	pin    pinner      // immutable after New, but for its error counter
 
-	mon  sysmon
-	pool gpool // idle owner goroutines (pool.go)
+	mon    sysmon
+	pool   gpool      // idle owner goroutines (pool.go)
+	sleepQ sleepQueue // the timers of AfterFunc (sleepq.go, timer.go)
 
 	wg        sync.WaitGroup // every goroutine this executor started
 	closeOnce sync.Once
@@ -140,6 +141,7 @@ func New(opts ...Option) (*Executor, error) {
 	e.reg.init(cfg.workers + cfg.maxTemp + 1)
 	e.mon.init()
 	e.yields.init(runtime.GOMAXPROCS(0))
+	e.sleepQ.init(runtime.GOMAXPROCS(0), &e.wg)
 	e.wg.Add(1)
 	go e.sysmon()
 	return e, nil
@@ -330,6 +332,9 @@ func (e *Executor) Close() error {
 		}
 		e.pool.close() // owners that end from now on end their goroutines
 		e.mon.quit()
+		for i := range e.sleepQ.shards {
+			e.sleepQ.shards[i].close() // their fires, scheduled or running, count in wg
+		}
 		e.wg.Wait()
 	})
 	return nil

@@ -63,7 +63,7 @@ func (e *Executor) AfterFunc(d time.Duration, f func()) kc.Timer {
 			w.due = mono() + int64(d)
 		}
 	}
-	return time.AfterFunc(d, f)
+	return e.sleepQ.afterFunc(d, f)
 }
 
 // timerWait is how awaitTimer ended.
