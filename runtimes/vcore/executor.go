@@ -317,8 +317,11 @@ func (e *Executor) Park(p *kc.Parker) {
 }
 
 // Close waits until every spawned task has returned from Run, then stops
-// every owner and sysmon and waits for every goroutine it started; owner
-// threads are unpinned and unlocked on the way out. Idempotent.
+// every owner, sysmon and the sleep queue's runtime timers (dropping timers
+// still pending, which the core has none of by then: it calls Close once
+// every job is terminal) and waits for every goroutine it started, timer
+// functions that are running included; owner threads are unpinned and
+// unlocked on the way out. Idempotent.
 func (e *Executor) Close() error {
 	e.closeOnce.Do(func() {
 		e.closing.Store(true)
