@@ -22,8 +22,8 @@ import (
 // O(1) per push, amortized.
 //
 // A shard's runtime timer fires on a goroutine of its own (time.AfterFunc),
-// whatever the workers are doing, so timers are on time even when every
-// worker is busy. The fire takes every due entry whose CAS from
+// whatever the cores' owners are doing, so timers are on time even when
+// every core is busy. The fire takes every due entry whose CAS from
 // sleeperPending it wins, sets the runtime timer for the new earliest
 // deadline and, unlocked, runs the entries' functions: the last on the
 // fire's goroutine, the others each on a new goroutine, as time.AfterFunc

@@ -138,9 +138,9 @@ func TestSleepQueueNotEarly(t *testing.T) {
 	testutil.Watchdog(t, 10*time.Second, wg.Wait)
 }
 
-// Timers fire while every worker is busy: the runtime timer of a shard
-// does not need a worker. The tasks spin until the timer's function lets
-// them go; if it waited for a worker, they would spin forever.
+// Timers fire while every core is busy: the runtime timer of a shard
+// does not need a core. The tasks spin until the timer's function lets
+// them go; if it waited for a core, they would spin forever.
 func TestSleepQueueFiresWhileWorkersBusy(t *testing.T) {
 	testutil.NoLeak(t)
 	e, err := New()
