@@ -116,16 +116,20 @@
 //     MPMC ring makes stealing from it safe.
 //   - No direct (hard-affinity) handoff: a woken task resumes on its own
 //     goroutine, so there is no consumer stack to switch to.
-//   - Timers are time.AfterFunc, not a sleep queue drained by sysmon. Go's
-//     timers are per-P heaps in the runtime, woken by the netpoller: spec
-//     05's sleep queue without the O(N) drain and the 250 µs resolution,
-//     and without sysmon having to poll while any timer is armed. Stop
-//     removes the timer, so a stopped timer leaks nothing. The callback runs
-//     on a runtime goroutine; kc's callbacks only wake or cancel. In place
+//   - Timers are a sleep queue not drained by sysmon (sleepq.go): one
+//     min-heap of deadlines per P under a mutex, each with one Go runtime
+//     timer set for its earliest deadline, woken by the netpoller: no O(N)
+//     drain, no 250 µs resolution, no sysmon polling while any timer is
+//     armed. Stop is one CAS that leaves a mark in the heap (compacted as
+//     pushes find it full), so a cancel walk that ends thousands of sleeps
+//     takes no lock and touches no runtime timer per sleeper, where
+//     time.Timer.Stop would take each timer's runtime lock and leave the
+//     runtime's heap to clean up. The callback runs on a goroutine of the
+//     executor's, counted for Close; kc's callbacks only wake or cancel. In place
 //     of an owner polling its sleep queue, an unpinned owner whose task
 //     waits for a timer due within the spin budget spins for its wake,
 //     keeping its core, while no work waits for the core (timer.go): Go
-//     fires due timers whenever a P schedules, so a yielding spinner has a
+//     fires due runtime timers (the shards') whenever a P schedules, so a yielding spinner has a
 //     short timer's wake within a few goroutine switches, where a core
 //     handed off leaves the process idle and the wake to the OS.
 //   - Horizontal scaling retakes the stuck core rather than adding a core

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -15,23 +17,39 @@ import (
 // The zero Executor is not usable; call New. All methods are safe for
 // concurrent use.
 type Executor struct {
-	cfg    config
-	cores  []core      // immutable slice; each core's fields as documented there
-	global globalQueue // spec 05 global run queue: ring + overflow
-	pin    pinner      // immutable after New, but for its error counter
-	reg    registry    // which goroutine (or locked thread) is which worker (registry.go)
+	// Read by nearly every owner and woken goroutine, written at most once
+	// (New, or Close for closing and stop), so these lines stay shared in
+	// every CPU's cache. No field written per task may join them.
+	cfg   config
+	cores []core // immutable slice; each core's fields as documented there
+	reg   registry
+
+	closing atomic.Bool   // Close has started: the last task to finish signals drained
+	stop    atomic.Bool   // active reached 0 after closing: owners exit
+	drained chan struct{} // capacity 1; see closing
 
 	// active is spec 05's active_tasks: +1 in Spawn, -1 when Run returns.
 	// Spawn's increment happens before the push, so a task that is queued
-	// or running is always counted (Close relies on it).
+	// or running is always counted (Close relies on it). Every task's start
+	// and end write it, from any goroutine, so it has a cache line of its
+	// own: on the line of stop or closing each of those writes would take
+	// the line from every owner that loads them.
+	_      cpu.CacheLinePad
 	active atomic.Int64
+	_      cpu.CacheLinePad
 
 	// nspinning counts owners in findWork's spin phase. A pusher whose
 	// target core is busy wakes a sleeper only if it loads 0; a spinner
 	// decrements it before its Sleeping CAS and re-checks every queue
 	// after, so (sequential consistency) a task pushed while the pusher
 	// saw a spinner is seen by that spinner's re-check. See core.go.
+	// Written by every spinning owner and loaded by every pusher: a line
+	// of its own, apart from active.
 	nspinning atomic.Int32
+	_         cpu.CacheLinePad
+
+	// The fields from here on are written at most per owner started, per
+	// retake or per helper, not per task.
 
 	nextID atomic.Uint64 // worker ids, unique; 0 means "no owner" in core.word
 
@@ -49,12 +67,12 @@ type Executor struct {
 	helpers    atomic.Int64
 	helperRuns atomic.Uint64
 
-	closing atomic.Bool   // Close has started: the last task to finish signals drained
-	stop    atomic.Bool   // active reached 0 after closing: owners exit
-	drained chan struct{} // capacity 1; see closing
+	global globalQueue // spec 05 global run queue: ring + overflow (padded inside)
+	pin    pinner      // immutable after New, but for its error counter
 
-	mon  sysmon
-	pool gpool // idle owner goroutines (pool.go)
+	mon    sysmon
+	pool   gpool      // idle owner goroutines (pool.go)
+	sleepQ sleepQueue // the timers of AfterFunc (sleepq.go, timer.go)
 
 	wg        sync.WaitGroup // every goroutine this executor started
 	closeOnce sync.Once
@@ -123,6 +141,7 @@ func New(opts ...Option) (*Executor, error) {
 	e.reg.init(cfg.workers + cfg.maxTemp + 1)
 	e.mon.init()
 	e.yields.init(runtime.GOMAXPROCS(0))
+	e.sleepQ.init(runtime.GOMAXPROCS(0), &e.wg)
 	e.wg.Add(1)
 	go e.sysmon()
 	return e, nil
@@ -298,8 +317,11 @@ func (e *Executor) Park(p *kc.Parker) {
 }
 
 // Close waits until every spawned task has returned from Run, then stops
-// every owner and sysmon and waits for every goroutine it started; owner
-// threads are unpinned and unlocked on the way out. Idempotent.
+// every owner, sysmon and the sleep queue's runtime timers (dropping timers
+// still pending, which the core has none of by then: it calls Close once
+// every job is terminal) and waits for every goroutine it started, timer
+// functions that are running included; owner threads are unpinned and
+// unlocked on the way out. Idempotent.
 func (e *Executor) Close() error {
 	e.closeOnce.Do(func() {
 		e.closing.Store(true)
@@ -313,6 +335,9 @@ func (e *Executor) Close() error {
 		}
 		e.pool.close() // owners that end from now on end their goroutines
 		e.mon.quit()
+		for i := range e.sleepQ.shards {
+			e.sleepQ.shards[i].close() // their fires, scheduled or running, count in wg
+		}
 		e.wg.Wait()
 	})
 	return nil

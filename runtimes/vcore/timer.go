@@ -32,7 +32,8 @@ import (
 // So a short wait costs at most twice the spin budget of CPU, on an
 // unlocked goroutine that yields at every look; a timer due later than the
 // budget (an idle runtime's long Sleep) is never spun for. Timers fire on
-// time as before, whatever the cores do: they stay Go's (time.AfterFunc).
+// time whatever the cores do: each shard of the sleep queue (sleepq.go)
+// is woken by a Go runtime timer, which a yielding spinner's P fires.
 // Pinned owners, which stay locked, do not spin here: a yield on a locked
 // thread hands the thread off, the very cost spinning avoids.
 //
@@ -51,9 +52,10 @@ var clockBase = time.Now()
 // mono is the monotonic clock, in ns since clockBase: a vDSO clock read.
 func mono() int64 { return int64(time.Since(clockBase)) }
 
-// AfterFunc is time.AfterFunc: Go's timers already are a per-P heap woken
-// by the netpoller, which is spec 05's sleep queue without its polling
-// (see the package doc). Stop removes the timer, so nothing leaks. An
+// AfterFunc calls f on a goroutine of its own after d, unless the Timer is
+// stopped first, as time.AfterFunc does, but through the executor's sleep
+// queue (sleepq.go): an entry in the heap of the caller's P's shard, whose
+// Stop is one CAS (see the package doc). It panics on a closed executor. An
 // unpinned owner that arms a timer due within the spin budget notes its
 // due time for Park (see above): a registry lookup and a clock read more,
 // for short timers only.
@@ -63,7 +65,7 @@ func (e *Executor) AfterFunc(d time.Duration, f func()) kc.Timer {
 			w.due = mono() + int64(d)
 		}
 	}
-	return time.AfterFunc(d, f)
+	return e.sleepQ.afterFunc(d, f)
 }
 
 // timerWait is how awaitTimer ended.

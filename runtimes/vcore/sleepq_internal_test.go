@@ -1,0 +1,231 @@
+package vcore
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kcbench/kcbench/internal/testutil"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// heapLen is the number of entries, live or stopped, in every shard.
+func heapLen(e *Executor) int {
+	n := 0
+	for i := range e.sleepQ.shards {
+		sh := &e.sleepQ.shards[i]
+		sh.mu.Lock()
+		n += len(sh.h)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// Stopped timers must not pile up: a heap compacts when it reaches its
+// limit, so after rounds of arming and stopping timers far in the future
+// (the sleeps of a cancelled fan-out) it holds at most about twice the
+// live ones.
+func TestSleepQueueCompacts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	testutil.NoLeak(t)
+	e, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	runtime.GOMAXPROCS(1) // every pin finds P 0: every timer goes to shard 0
+	const n, rounds = 5000, 8
+	live := make([]kc.Timer, 0, n)
+	for range n {
+		live = append(live, e.AfterFunc(time.Hour, func() {}))
+	}
+	for range rounds {
+		next := make([]kc.Timer, 0, n)
+		for range n {
+			next = append(next, e.AfterFunc(time.Hour, func() {}))
+		}
+		for _, tm := range live {
+			if !tm.Stop() {
+				t.Fatal("Stop of a pending timer reported false")
+			}
+		}
+		live = next
+	}
+	// n live now, n*rounds stopped. The shard holds at most its limit,
+	// twice the live entries at its last compaction (at least minCompact),
+	// and at most 2n were live at once: a round arms its n before it stops
+	// the previous n. Without compaction, all (rounds+1)*n would be there.
+	limit := max(4*n, minCompact)
+	if got := heapLen(e); got > limit {
+		t.Errorf("heaps hold %d entries with %d live; want at most %d", got, n, limit)
+	}
+	for _, tm := range live {
+		tm.Stop()
+	}
+}
+
+// Stop's answer is exact when it races with the fire: every timer is
+// either stopped (Stop true, f never called) or fired (f called once,
+// Stop false).
+func TestSleepQueueStopExact(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	var calls [n]atomic.Int32
+	timers := make([]kc.Timer, n)
+	start := time.Now()
+	for i := range timers {
+		timers[i] = e.AfterFunc(time.Duration(i%200)*time.Microsecond, func() { calls[i].Add(1) })
+	}
+	stopped := make([]bool, n)
+	for k := range 200 { // each at about its deadline, to race with the fire
+		for time.Since(start) < time.Duration(k)*time.Microsecond {
+		}
+		for i := k; i < n; i += 200 {
+			stopped[i] = timers[i].Stop()
+		}
+	}
+	testutil.Watchdog(t, 10*time.Second, func() {
+		for i := range calls {
+			for !stopped[i] && calls[i].Load() == 0 {
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+	})
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wins := 0
+	for i := range calls {
+		c := calls[i].Load()
+		if stopped[i] {
+			wins++
+		}
+		if stopped[i] && c != 0 || !stopped[i] && c != 1 {
+			t.Errorf("timer %d: Stop reported %v, f called %d times", i, stopped[i], c)
+		}
+	}
+	t.Logf("%d of %d stops won", wins, n)
+}
+
+// No timer fires before its deadline, and every one fires.
+func TestSleepQueueNotEarly(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const n = 500
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for i := range n {
+		d := time.Duration((i*7919)%3000) * time.Microsecond
+		start := time.Now()
+		e.AfterFunc(d, func() {
+			if got := time.Since(start); got < d {
+				t.Errorf("timer of %v fired after %v", d, got)
+			}
+			wg.Done()
+		})
+	}
+	testutil.Watchdog(t, 10*time.Second, wg.Wait)
+}
+
+// Timers fire while every core is busy: the runtime timer of a shard
+// does not need a core. The tasks spin until the timer's function lets
+// them go; if it waited for a core, they would spin forever.
+func TestSleepQueueFiresWhileWorkersBusy(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(e)
+	defer rt.Close()
+	testutil.Watchdog(t, 10*time.Second, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			var fired atomic.Bool
+			return j.Scope(func(s *kc.Job) error {
+				for range 2 * runtime.GOMAXPROCS(0) {
+					if _, err := s.Launch(func(*kc.Job) error {
+						for !fired.Load() {
+							runtime.Gosched()
+						}
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+				e.AfterFunc(time.Millisecond, func() { fired.Store(true) })
+				return nil
+			})
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// Close waits for a timer function that is running: no goroutine of the
+// executor, the fire's included, outlives it.
+func TestSleepQueueCloseWaitsForFire(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	var returned atomic.Bool
+	e.AfterFunc(0, func() {
+		close(started)
+		time.Sleep(20 * time.Millisecond)
+		returned.Store(true)
+	})
+	e.AfterFunc(time.Hour, func() { t.Error("a timer of an hour fired") }).Stop()
+	<-started
+	testutil.Watchdog(t, 10*time.Second, func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	if !returned.Load() {
+		t.Error("Close returned while a timer's function was running")
+	}
+}
+
+// A fire that takes several due timers runs each function on a goroutine
+// of its own, as time.AfterFunc does: one that blocks holds up no other.
+func TestSleepQueueBlockedFuncDelaysNone(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	testutil.NoLeak(t)
+	e, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GOMAXPROCS(1) // every pin finds P 0: every timer goes to shard 0
+	release := make(chan struct{})
+	others := make(chan struct{}, 8)
+	for i := range 8 {
+		if i == 3 {
+			e.AfterFunc(time.Millisecond, func() { <-release })
+			continue
+		}
+		e.AfterFunc(time.Millisecond, func() { others <- struct{}{} })
+	}
+	testutil.Watchdog(t, 10*time.Second, func() {
+		for range 7 {
+			<-others
+		}
+	})
+	close(release)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
