@@ -237,7 +237,7 @@
 //   - Queues are per P, not per worker, and new work goes to the spawner's
 //     P (locality, as in Go) rather than round-robin; balance comes from
 //     stealing and the injector. Affinity of wake-ups is left to Go.
-//   - The sleep queue (sleepq.go) is a heap of deadlines per P with one
+//   - The sleep queue (internal/sleepq) is a heap of deadlines per P with one
 //     Go runtime timer per heap, set for its earliest deadline, instead of
 //     a queue that sysmon drains: the runtime timer fires on its own
 //     goroutine whatever the workers do. Stop is a CAS that leaves the

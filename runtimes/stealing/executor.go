@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kcbench/kcbench/internal/sleepq"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -29,7 +30,7 @@ type Executor struct {
 	mon     monitorState
 	wg      sync.WaitGroup // every goroutine started: workers and the monitor
 	once    sync.Once      // closes quit
-	sleepQ  sleepQueue     // the timers of AfterFunc (sleepq.go)
+	sleepQ  sleepq.Queue   // the timers of AfterFunc (internal/sleepq)
 	// timerSpin is the spin budget of short timers (timerwait.go):
 	// timerSpin, or what an internal test set before any task ran.
 	timerSpin time.Duration
@@ -102,7 +103,7 @@ func New(opts ...Option) (*Executor, error) {
 		timerSpin: timerSpin,
 	}
 	e.mon.init()
-	e.sleepQ.init(procs, &e.wg)
+	e.sleepQ.Init(procs, &e.wg, "stealing")
 	e.wg.Add(1)
 	go e.monitor()
 	return e, nil
@@ -197,14 +198,14 @@ func (e *Executor) Park(p *kc.Parker) {
 
 // AfterFunc calls f on a goroutine of its own after d, unless the Timer
 // is stopped first, as time.AfterFunc does, but through the executor's
-// sleep queue (sleepq.go): the timer is an entry in the heap of the
+// sleep queue (internal/sleepq): the timer is an entry in the heap of the
 // caller's P, and its Stop is one CAS. A task on a loop coroutine that
 // arms a timer due within the spin budget has its due time noted for
 // Park, which waits for it spinning (see timerwait.go). It panics on a
 // zero or closed Executor.
 func (e *Executor) AfterFunc(d time.Duration, f func()) kc.Timer {
 	e.noteTimer(d)
-	return e.sleepQ.afterFunc(d, f)
+	return e.sleepQ.AfterFunc(d, f)
 }
 
 // Close stops the workers, the monitor and the sleep queue's runtime
@@ -220,9 +221,7 @@ func (e *Executor) Close() error {
 		e.sched.closed.Store(true)
 		close(e.quit)
 	})
-	for i := range e.sleepQ.shards {
-		e.sleepQ.shards[i].close() // their fires, scheduled or running, count in wg
-	}
+	e.sleepQ.Close() // its fires, scheduled or running, count in wg
 	e.wg.Wait()
 	e.pool.drain() // no driver is left to take one; none is parked (every job is terminal)
 	return nil

@@ -18,7 +18,7 @@ import (
 // sleep and wake-up (the netpoller's, then a futex wake for the worker the
 // wake starts), tens of µs on the machines we measured, however short the
 // timer. A task that spins instead does better: the sleep queue's timers
-// fire through runtime timers (one per shard, see sleepq.go), and Go runs
+// fire through runtime timers (one per shard, see internal/sleepq), and Go runs
 // due runtime timers at every scheduling decision of a P (checkTimers in
 // findRunnable), so a goroutine that yields its P in a loop has its timer
 // fire, and its wake come, within a few goroutine switches of the due

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/cpu"
 
+	"github.com/kcbench/kcbench/internal/sleepq"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -71,8 +72,8 @@ type Executor struct {
 	pin    pinner      // immutable after New, but for its error counter
 
 	mon    sysmon
-	pool   gpool      // idle owner goroutines (pool.go)
-	sleepQ sleepQueue // the timers of AfterFunc (sleepq.go, timer.go)
+	pool   gpool        // idle owner goroutines (pool.go)
+	sleepQ sleepq.Queue // the timers of AfterFunc (internal/sleepq; timer.go)
 
 	wg        sync.WaitGroup // every goroutine this executor started
 	closeOnce sync.Once
@@ -141,7 +142,7 @@ func New(opts ...Option) (*Executor, error) {
 	e.reg.init(cfg.workers + cfg.maxTemp + 1)
 	e.mon.init()
 	e.yields.init(runtime.GOMAXPROCS(0))
-	e.sleepQ.init(runtime.GOMAXPROCS(0), &e.wg)
+	e.sleepQ.Init(runtime.GOMAXPROCS(0), &e.wg, "vcore")
 	e.wg.Add(1)
 	go e.sysmon()
 	return e, nil
@@ -335,9 +336,7 @@ func (e *Executor) Close() error {
 		}
 		e.pool.close() // owners that end from now on end their goroutines
 		e.mon.quit()
-		for i := range e.sleepQ.shards {
-			e.sleepQ.shards[i].close() // their fires, scheduled or running, count in wg
-		}
+		e.sleepQ.Close() // its fires, scheduled or running, count in wg
 		e.wg.Wait()
 	})
 	return nil

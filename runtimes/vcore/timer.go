@@ -32,7 +32,7 @@ import (
 // So a short wait costs at most twice the spin budget of CPU, on an
 // unlocked goroutine that yields at every look; a timer due later than the
 // budget (an idle runtime's long Sleep) is never spun for. Timers fire on
-// time whatever the cores do: each shard of the sleep queue (sleepq.go)
+// time whatever the cores do: each shard of the sleep queue (internal/sleepq)
 // is woken by a Go runtime timer, which a yielding spinner's P fires.
 // Pinned owners, which stay locked, do not spin here: a yield on a locked
 // thread hands the thread off, the very cost spinning avoids.
@@ -54,7 +54,7 @@ func mono() int64 { return int64(time.Since(clockBase)) }
 
 // AfterFunc calls f on a goroutine of its own after d, unless the Timer is
 // stopped first, as time.AfterFunc does, but through the executor's sleep
-// queue (sleepq.go): an entry in the heap of the caller's P's shard, whose
+// queue (internal/sleepq): an entry in the heap of the caller's P's shard, whose
 // Stop is one CAS (see the package doc). It panics on a closed executor. An
 // unpinned owner that arms a timer due within the spin budget notes its
 // due time for Park (see above): a registry lookup and a clock read more,
@@ -65,7 +65,7 @@ func (e *Executor) AfterFunc(d time.Duration, f func()) kc.Timer {
 			w.due = mono() + int64(d)
 		}
 	}
-	return e.sleepQ.afterFunc(d, f)
+	return e.sleepQ.AfterFunc(d, f)
 }
 
 // timerWait is how awaitTimer ended.

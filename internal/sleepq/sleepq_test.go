@@ -1,7 +1,6 @@
-package stealing
+package sleepq
 
 import (
-	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -9,14 +8,32 @@ import (
 	"time"
 
 	"github.com/kcbench/kcbench/internal/testutil"
-	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
+// testQueue is a Queue with the WaitGroup that an executor would give it.
+type testQueue struct {
+	Queue
+	wg sync.WaitGroup
+}
+
+// newQueue returns a Queue with a shard per P, as an executor makes it.
+func newQueue() *testQueue {
+	q := new(testQueue)
+	q.Init(runtime.GOMAXPROCS(0), &q.wg, "sleepq test")
+	return q
+}
+
+// close is the executor's Close: the queue's, then the wait for its fires.
+func (q *testQueue) close() {
+	q.Close()
+	q.wg.Wait()
+}
+
 // heapLen is the number of entries, live or stopped, in every shard.
-func heapLen(e *Executor) int {
+func heapLen(q *testQueue) int {
 	n := 0
-	for i := range e.sleepQ.shards {
-		sh := &e.sleepQ.shards[i]
+	for i := range q.shards {
+		sh := &q.shards[i]
 		sh.mu.Lock()
 		n += len(sh.h)
 		sh.mu.Unlock()
@@ -31,21 +48,18 @@ func heapLen(e *Executor) int {
 func TestSleepQueueCompacts(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	testutil.NoLeak(t)
-	e, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	q := newQueue()
+	defer q.close()
 	runtime.GOMAXPROCS(1) // every pin finds P 0: every timer goes to shard 0
 	const n, rounds = 5000, 8
-	live := make([]kc.Timer, 0, n)
+	live := make([]*Timer, 0, n)
 	for range n {
-		live = append(live, e.AfterFunc(time.Hour, func() {}))
+		live = append(live, q.AfterFunc(time.Hour, func() {}))
 	}
 	for range rounds {
-		next := make([]kc.Timer, 0, n)
+		next := make([]*Timer, 0, n)
 		for range n {
-			next = append(next, e.AfterFunc(time.Hour, func() {}))
+			next = append(next, q.AfterFunc(time.Hour, func() {}))
 		}
 		for _, tm := range live {
 			if !tm.Stop() {
@@ -59,7 +73,7 @@ func TestSleepQueueCompacts(t *testing.T) {
 	// and at most 2n were live at once: a round arms its n before it stops
 	// the previous n. Without compaction, all (rounds+1)*n would be there.
 	limit := max(4*n, minCompact)
-	if got := heapLen(e); got > limit {
+	if got := heapLen(q); got > limit {
 		t.Errorf("heaps hold %d entries with %d live; want at most %d", got, n, limit)
 	}
 	for _, tm := range live {
@@ -72,16 +86,13 @@ func TestSleepQueueCompacts(t *testing.T) {
 // Stop false).
 func TestSleepQueueStopExact(t *testing.T) {
 	testutil.NoLeak(t)
-	e, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := newQueue()
 	const n = 4000
 	var calls [n]atomic.Int32
-	timers := make([]kc.Timer, n)
+	timers := make([]*Timer, n)
 	start := time.Now()
 	for i := range timers {
-		timers[i] = e.AfterFunc(time.Duration(i%200)*time.Microsecond, func() { calls[i].Add(1) })
+		timers[i] = q.AfterFunc(time.Duration(i%200)*time.Microsecond, func() { calls[i].Add(1) })
 	}
 	stopped := make([]bool, n)
 	for k := range 200 { // each at about its deadline, to race with the fire
@@ -98,9 +109,7 @@ func TestSleepQueueStopExact(t *testing.T) {
 			}
 		}
 	})
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	q.close()
 	wins := 0
 	for i := range calls {
 		c := calls[i].Load()
@@ -117,18 +126,15 @@ func TestSleepQueueStopExact(t *testing.T) {
 // No timer fires before its deadline, and every one fires.
 func TestSleepQueueNotEarly(t *testing.T) {
 	testutil.NoLeak(t)
-	e, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	q := newQueue()
+	defer q.close()
 	const n = 500
 	var wg sync.WaitGroup
 	wg.Add(n)
 	for i := range n {
 		d := time.Duration((i*7919)%3000) * time.Microsecond
 		start := time.Now()
-		e.AfterFunc(d, func() {
+		q.AfterFunc(d, func() {
 			if got := time.Since(start); got < d {
 				t.Errorf("timer of %v fired after %v", d, got)
 			}
@@ -138,62 +144,23 @@ func TestSleepQueueNotEarly(t *testing.T) {
 	testutil.Watchdog(t, 10*time.Second, wg.Wait)
 }
 
-// Timers fire while every worker is busy: the runtime timer of a shard
-// does not need a worker. The tasks spin until the timer's function lets
-// them go; if it waited for a worker, they would spin forever.
-func TestSleepQueueFiresWhileWorkersBusy(t *testing.T) {
-	testutil.NoLeak(t)
-	e, err := New(MaxExtra(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := kc.New(e)
-	defer rt.Close()
-	testutil.Watchdog(t, 10*time.Second, func() {
-		err := rt.Run(context.Background(), func(j *kc.Job) error {
-			var fired atomic.Bool
-			return j.Scope(func(s *kc.Job) error {
-				for range 2 * runtime.GOMAXPROCS(0) {
-					if _, err := s.Launch(func(*kc.Job) error {
-						for !fired.Load() {
-							runtime.Gosched()
-						}
-						return nil
-					}); err != nil {
-						return err
-					}
-				}
-				e.AfterFunc(time.Millisecond, func() { fired.Store(true) })
-				return nil
-			})
-		})
-		if err != nil {
-			t.Error(err)
-		}
-	})
-}
-
-// Close waits for a timer function that is running: no goroutine of the
-// executor, the fire's included, outlives it.
+// Close and the wait that follows it wait for a timer function that is
+// running: no goroutine of the executor, the fire's included, outlives its
+// Close.
 func TestSleepQueueCloseWaitsForFire(t *testing.T) {
 	testutil.NoLeak(t)
-	e, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := newQueue()
 	started := make(chan struct{})
 	var returned atomic.Bool
-	e.AfterFunc(0, func() {
+	q.AfterFunc(0, func() {
 		close(started)
 		time.Sleep(20 * time.Millisecond)
 		returned.Store(true)
 	})
-	e.AfterFunc(time.Hour, func() { t.Error("a timer of an hour fired") }).Stop()
+	q.AfterFunc(time.Hour, func() { t.Error("a timer of an hour fired") }).Stop()
 	<-started
 	testutil.Watchdog(t, 10*time.Second, func() {
-		if err := e.Close(); err != nil {
-			t.Error(err)
-		}
+		q.close()
 	})
 	if !returned.Load() {
 		t.Error("Close returned while a timer's function was running")
@@ -205,19 +172,16 @@ func TestSleepQueueCloseWaitsForFire(t *testing.T) {
 func TestSleepQueueBlockedFuncDelaysNone(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	testutil.NoLeak(t)
-	e, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := newQueue()
 	runtime.GOMAXPROCS(1) // every pin finds P 0: every timer goes to shard 0
 	release := make(chan struct{})
 	others := make(chan struct{}, 8)
 	for i := range 8 {
 		if i == 3 {
-			e.AfterFunc(time.Millisecond, func() { <-release })
+			q.AfterFunc(time.Millisecond, func() { <-release })
 			continue
 		}
-		e.AfterFunc(time.Millisecond, func() { others <- struct{}{} })
+		q.AfterFunc(time.Millisecond, func() { others <- struct{}{} })
 	}
 	testutil.Watchdog(t, 10*time.Second, func() {
 		for range 7 {
@@ -225,7 +189,5 @@ func TestSleepQueueBlockedFuncDelaysNone(t *testing.T) {
 		}
 	})
 	close(release)
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	q.close()
 }

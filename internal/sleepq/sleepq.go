@@ -1,4 +1,8 @@
-package vcore
+// Package sleepq is the sleep queue that the stealing and vcore executors
+// use for their AfterFunc (spec 05's sleep queue): timers as entries in
+// per-P heaps of deadlines, so that stopping one, which a cancel walk does
+// for every sleeper it ends, is one CAS.
+package sleepq
 
 import (
 	"sync"
@@ -8,9 +12,9 @@ import (
 	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
-// sleepQueue holds the executor's timers (Executor.AfterFunc): one shard
-// per P, each a min-heap of deadlines under a mutex with ONE runtime timer
-// (a time.Timer) set for its earliest deadline. Arming pushes on the shard
+// Queue holds an executor's timers (its AfterFunc): one shard per P,
+// each a min-heap of deadlines under a mutex with ONE runtime timer (a
+// time.Timer) set for its earliest deadline. Arming pushes on the shard
 // of the caller's P; Stop is a CAS on the entry and leaves it in the heap
 // (a lazy mark), so stopping a timer touches no lock and no runtime timer,
 // which is what a cancel walk that ends thousands of sleeps pays per
@@ -22,30 +26,39 @@ import (
 // O(1) per push, amortized.
 //
 // A shard's runtime timer fires on a goroutine of its own (time.AfterFunc),
-// whatever the cores' owners are doing, so timers are on time even when
-// every core is busy. The fire takes every due entry whose CAS from
+// whatever the executor's workers are doing, so timers are on time even
+// when every worker is busy. The fire takes every due entry whose CAS from
 // sleeperPending it wins, sets the runtime timer for the new earliest
 // deadline and, unlocked, runs the entries' functions: the last on the
 // fire's goroutine, the others each on a new goroutine, as time.AfterFunc
 // would, so a function that blocks delays no other.
 //
 // Goroutines: every fire the shards have scheduled or started, and every
-// goroutine a fire starts, is counted in Executor.wg (see arm), so Close,
-// which stops the runtime timers, waits for them.
-type sleepQueue struct {
-	shards []sleepShard // one per P at New; immutable slice
-	epoch  time.Time    // the zero of the deadlines; immutable
-	wg     *sync.WaitGroup
+// goroutine a fire starts, is counted in the WaitGroup given to Init (see
+// arm), so the executor's Close, which calls Close (stopping the runtime
+// timers) and then waits on that WaitGroup, waits for them.
+//
+// Cost: AfterFunc is an allocation, a pin to read the P, a heap push under
+// the shard's mutex and, when the new deadline is the shard's earliest, a
+// Reset of its runtime timer; Stop is one CAS.
+//
+// The zero Queue is not ready: Init sets it up once, before any other
+// call.
+type Queue struct {
+	shards []shard         // one per P at Init; immutable slice
+	epoch  time.Time       // the zero of the deadlines; immutable
+	wg     *sync.WaitGroup // the executor's; immutable
+	owner  string          // the executor's name, for panics; immutable
 }
 
 // minCompact is the smallest compaction limit of a shard's heap.
 const minCompact = 64
 
-// sleepShard is one heap of deadlines and its runtime timer.
-type sleepShard struct {
-	q  *sleepQueue
+// shard is one heap of deadlines and its runtime timer.
+type shard struct {
+	q  *Queue
 	mu sync.Mutex
-	h  []*sleeper // under mu: a min-heap by when
+	h  []*Timer // under mu: a min-heap by when
 	// limit is the heap length at which the next push compacts. Under mu.
 	limit int
 	// timer is the runtime timer, nil until the first arm. Under mu.
@@ -59,7 +72,7 @@ type sleepShard struct {
 }
 
 // sleeperState is where an armed timer is in its life. Its transitions are
-// CASes on sleeper.state, so exactly one of a fire and a Stop wins.
+// CASes on Timer.state, so exactly one of a fire and a Stop wins.
 type sleeperState = uint32
 
 const (
@@ -73,10 +86,10 @@ const (
 	sleeperStopped
 )
 
-// sleeper is one armed timer, the kc.Timer that AfterFunc returns. when
+// Timer is one armed timer, what AfterFunc returns (a kc.Timer). when
 // and f are written before it is pushed (under the shard's mutex) and
 // never after; state is atomic, since Stop comes from any goroutine.
-type sleeper struct {
+type Timer struct {
 	when  int64 // the deadline, in ns since the queue's epoch
 	f     func()
 	state atomic.Uint32
@@ -85,16 +98,18 @@ type sleeper struct {
 // Stop prevents the call if it has not started, and reports whether it
 // did: true only for the call whose CAS took the entry from
 // sleeperPending, so a Stop racing with the fire gets an exact answer.
-func (s *sleeper) Stop() bool {
+func (s *Timer) Stop() bool {
 	return s.state.CompareAndSwap(sleeperPending, sleeperStopped)
 }
 
-// init sets the queue up with n shards; goroutines it starts are counted
-// in wg.
-func (q *sleepQueue) init(n int, wg *sync.WaitGroup) {
-	q.shards = make([]sleepShard, n)
+// Init sets the queue up with n shards (n > 0: one per P is the intent;
+// a P beyond n shares a shard); goroutines it starts are counted in wg.
+// owner names the executor in AfterFunc's panics.
+func (q *Queue) Init(n int, wg *sync.WaitGroup, owner string) {
+	q.shards = make([]shard, n)
 	q.epoch = time.Now()
 	q.wg = wg
+	q.owner = owner
 	for i := range q.shards {
 		q.shards[i].q = q
 		q.shards[i].limit = minCompact
@@ -104,22 +119,23 @@ func (q *sleepQueue) init(n int, wg *sync.WaitGroup) {
 // now is the monotonic time in ns since the epoch: the clock of the
 // runtime's timers, so a fire never comes before the deadline it was set
 // for.
-func (q *sleepQueue) now() int64 { return int64(time.Since(q.epoch)) }
+func (q *Queue) now() int64 { return int64(time.Since(q.epoch)) }
 
-// afterFunc arms a timer that calls f after d on the shard of the
-// caller's P.
-func (q *sleepQueue) afterFunc(d time.Duration, f func()) *sleeper {
+// AfterFunc arms a timer that calls f after d (at once if d <= 0) on the
+// shard of the caller's P. It panics on a Queue that Init did not set up
+// or that Close closed (the executor's AfterFunc after its Close).
+func (q *Queue) AfterFunc(d time.Duration, f func()) *Timer {
 	if q.shards == nil {
-		panic("vcore: AfterFunc on a zero Executor")
+		panic(q.owner + ": AfterFunc on a zero Executor")
 	}
-	s := &sleeper{when: q.now() + int64(max(d, 0)), f: f}
+	s := &Timer{when: q.now() + int64(max(d, 0)), f: f}
 	pid := goruntime.ProcPin()
 	goruntime.ProcUnpin()
 	sh := &q.shards[pid%len(q.shards)]
 	sh.mu.Lock()
 	if sh.closed {
 		sh.mu.Unlock()
-		panic("vcore: AfterFunc on a closed Executor")
+		panic(q.owner + ": AfterFunc on a closed Executor")
 	}
 	if len(sh.h) >= sh.limit {
 		sh.compact()
@@ -136,7 +152,7 @@ func (q *sleepQueue) afterFunc(d time.Duration, f func()) *sleeper {
 // not one that it replaces, is counted in wg (Reset reports whether a
 // scheduled fire was still pending: then the new one replaces it). The
 // caller holds mu.
-func (sh *sleepShard) arm(when int64) {
+func (sh *shard) arm(when int64) {
 	sh.armedAt = when
 	d := time.Duration(when - sh.q.now())
 	if sh.timer == nil {
@@ -151,11 +167,11 @@ func (sh *sleepShard) arm(when int64) {
 
 // fire is the runtime timer's function: it takes the due entries, sets the
 // timer for the next deadline and runs the functions it took (see
-// sleepQueue). A fire may find nothing due: the entries it was set for
+// Queue). A fire may find nothing due: the entries it was set for
 // were stopped, or a Reset scheduled another fire while it was starting.
-func (sh *sleepShard) fire() {
+func (sh *shard) fire() {
 	defer sh.q.wg.Done()
-	var buf [4]*sleeper
+	var buf [4]*Timer
 	due := buf[:0]
 	sh.mu.Lock()
 	if sh.closed {
@@ -189,10 +205,19 @@ func (sh *sleepShard) fire() {
 	}
 }
 
-// close stops the runtime timer and drops the heap; later pushes panic and
-// a fire already started finds the shard closed. A fire it prevents no
-// longer counts in wg.
-func (sh *sleepShard) close() {
+// Close closes every shard: it stops their runtime timers and drops the
+// heaps, with the timers still pending; later AfterFunc calls panic, and a
+// fire already started finds its shard closed. A fire it prevents no
+// longer counts in the WaitGroup; the caller then waits on it for the
+// fires and functions still running. Close is idempotent.
+func (q *Queue) Close() {
+	for i := range q.shards {
+		q.shards[i].close()
+	}
+}
+
+// close is Close for one shard.
+func (sh *shard) close() {
 	sh.mu.Lock()
 	sh.closed = true
 	if sh.timer != nil && sh.timer.Stop() {
@@ -205,7 +230,7 @@ func (sh *sleepShard) close() {
 
 // compact drops the stopped entries, rebuilds the heap and sets the next
 // compaction limit to twice what stays. The caller holds mu.
-func (sh *sleepShard) compact() {
+func (sh *shard) compact() {
 	live := sh.h[:0]
 	for _, s := range sh.h {
 		if s.state.Load() == sleeperPending {
@@ -221,7 +246,7 @@ func (sh *sleepShard) compact() {
 }
 
 // push adds s to the heap. The caller holds mu.
-func (sh *sleepShard) push(s *sleeper) {
+func (sh *shard) push(s *Timer) {
 	sh.h = append(sh.h, s)
 	h := sh.h
 	for i := len(h) - 1; i > 0; {
@@ -236,7 +261,7 @@ func (sh *sleepShard) push(s *sleeper) {
 
 // pop removes and returns the earliest entry; the heap must not be empty.
 // The caller holds mu.
-func (sh *sleepShard) pop() *sleeper {
+func (sh *shard) pop() *Timer {
 	h := sh.h
 	s := h[0]
 	n := len(h) - 1
@@ -248,7 +273,7 @@ func (sh *sleepShard) pop() *sleeper {
 }
 
 // down moves the entry at i down to its place. The caller holds mu.
-func (sh *sleepShard) down(i int) {
+func (sh *shard) down(i int) {
 	h := sh.h
 	for {
 		l := 2*i + 1
