@@ -46,7 +46,6 @@ import (
 // call.
 type Queue struct {
 	shards []shard         // one per P at Init; immutable slice
-	epoch  time.Time       // the zero of the deadlines; immutable
 	wg     *sync.WaitGroup // the executor's; immutable
 	owner  string          // the executor's name, for panics; immutable
 }
@@ -90,7 +89,7 @@ const (
 // and f are written before it is pushed (under the shard's mutex) and
 // never after; state is atomic, since Stop comes from any goroutine.
 type Timer struct {
-	when  int64 // the deadline, in ns since the queue's epoch
+	when  int64 // the deadline, a Now reading
 	f     func()
 	state atomic.Uint32
 }
@@ -107,7 +106,6 @@ func (s *Timer) Stop() bool {
 // owner names the executor in AfterFunc's panics.
 func (q *Queue) Init(n int, wg *sync.WaitGroup, owner string) {
 	q.shards = make([]shard, n)
-	q.epoch = time.Now()
 	q.wg = wg
 	q.owner = owner
 	for i := range q.shards {
@@ -116,11 +114,6 @@ func (q *Queue) Init(n int, wg *sync.WaitGroup, owner string) {
 	}
 }
 
-// now is the monotonic time in ns since the epoch: the clock of the
-// runtime's timers, so a fire never comes before the deadline it was set
-// for.
-func (q *Queue) now() int64 { return int64(time.Since(q.epoch)) }
-
 // AfterFunc arms a timer that calls f after d (at once if d <= 0) on the
 // shard of the caller's P. It panics on a Queue that Init did not set up
 // or that Close closed (the executor's AfterFunc after its Close).
@@ -128,7 +121,7 @@ func (q *Queue) AfterFunc(d time.Duration, f func()) *Timer {
 	if q.shards == nil {
 		panic(q.owner + ": AfterFunc on a zero Executor")
 	}
-	s := &Timer{when: q.now() + int64(max(d, 0)), f: f}
+	s := &Timer{when: Now() + int64(max(d, 0)), f: f}
 	pid := goruntime.ProcPin()
 	goruntime.ProcUnpin()
 	sh := &q.shards[pid%len(q.shards)]
@@ -154,7 +147,7 @@ func (q *Queue) AfterFunc(d time.Duration, f func()) *Timer {
 // caller holds mu.
 func (sh *shard) arm(when int64) {
 	sh.armedAt = when
-	d := time.Duration(when - sh.q.now())
+	d := time.Duration(when - Now())
 	if sh.timer == nil {
 		sh.q.wg.Add(1)
 		sh.timer = time.AfterFunc(d, sh.fire)
@@ -178,7 +171,7 @@ func (sh *shard) fire() {
 		sh.mu.Unlock()
 		return
 	}
-	now := sh.q.now()
+	now := Now()
 	if sh.armedAt <= now {
 		sh.armedAt = 0 // this fire, or one as late, was the one scheduled
 	}

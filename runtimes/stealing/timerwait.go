@@ -1,42 +1,25 @@
 package stealing
 
 import (
-	"runtime"
 	"sync/atomic"
 	"time"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
+	"github.com/kcbench/kcbench/internal/sleepq"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
-// Short timers: the task waits for them spinning.
+// Short timers: the task waits for them spinning (see internal/sleepq's
+// short.go for why and for the bounds of the spin).
 //
-// A task that sleeps (Job.Sleep) or waits with a timeout arms a timer
-// (AfterFunc) and then parks. Suspending its coroutine leaves the worker
-// with nothing to do, so it spins and goes idle (idleWait), and with no
-// other work the process goes idle too: the timer's wake-up is then an OS
-// sleep and wake-up (the netpoller's, then a futex wake for the worker the
-// wake starts), tens of µs on the machines we measured, however short the
-// timer. A task that spins instead does better: the sleep queue's timers
-// fire through runtime timers (one per shard, see internal/sleepq), and Go runs
-// due runtime timers at every scheduling decision of a P (checkTimers in
-// findRunnable), so a goroutine that yields its P in a loop has its timer
-// fire, and its wake come, within a few goroutine switches of the due
-// time.
-//
-// So AfterFunc, called on a loop coroutine for a timer due within
-// timerSpin, notes the due time in the coroutine (coro.due), and Park,
-// finding it, spins (awaitTimer) before it suspends the coroutine, as long
-// as:
-//   - the wake has not come (kc.Parker.Spin reports it);
-//   - no work is queued anywhere (anyWork): a queued task or a ready
-//     coroutine is never held up by a spinning sleeper, which then
-//     suspends as before, and its driver goes on with the worker loop;
-//   - and the spin has not outlasted the due time by timerSpin.
-//
-// So a short wait costs at most twice timerSpin of CPU, on a goroutine that
-// yields at every look; a timer due later than timerSpin (a long Sleep) is
-// never spun for. Timers fire on time as before, whatever the workers do.
+// AfterFunc, called on a loop coroutine for a timer due within timerSpin,
+// notes the due time in the coroutine (coro.due), and Park, finding it,
+// spins (awaitTimer) before it suspends the coroutine. Here "busy" is any
+// queued work (anyWork): a queued task or a ready coroutine is never held
+// up by a spinning sleeper, which then suspends as before, and its driver
+// goes on with the worker loop. Suspended instead, the task would leave
+// its worker nothing to do, so it would go idle (idleWait), and the
+// process with it.
 //
 // The spinning task holds its worker's running slot, as any task running
 // on it does, and does not count as spinning (schedState.spinning): it
@@ -45,18 +28,11 @@ import (
 // workers that steal, not this wait. The wake protocol is unchanged: the
 // slot is never given up while the task spins, and the task, once it stops
 // (woken, or suspended because work appeared), goes on through the worker
-// loop, which looks at every queue before the worker goes idle.
-//
-// The yield is runtime.Gosched, as in vcore's owners (and measured a
-// little faster here than goyield, which keeps the spinner on its P's
-// local run queue and wakes no idle P): the shard's runtime timer, set a
-// moment before by this goroutine (a runtime timer that is not pending
-// goes to the heap of the P that sets it), runs at the next scheduling
-// decision of that P, and the P that Gosched may wake looks at the other
-// Ps' timers too (the runtime's stealWork), so a runtime timer still
-// pending in another P's heap (the shard had an earlier deadline) fires
-// as well. A timer that fires late all the same ends the spin at
-// due+timerSpin, and the task suspends.
+// loop, which looks at every queue before the worker goes idle. The yield
+// is runtime.Gosched, not goyield, which keeps the spinner on its P's local
+// run queue and wakes no idle P, so a P that could fire the timer stays
+// asleep (measured slower: `kcbench gate -bench SleepWake` against a build
+// with goyield).
 //
 // coro.due belongs to the coroutine's task, like the rest of the coroutine
 // while it runs: AfterFunc finds the caller's own coroutine in the g table
@@ -71,12 +47,6 @@ import (
 // timerSpin is the spin budget of a short timer: a timer due within it is
 // waited for spinning, for at most this long past its due time.
 const timerSpin = 20 * time.Microsecond
-
-// clockBase is the origin of mono's readings.
-var clockBase = time.Now()
-
-// mono is the monotonic clock, in ns since clockBase: a vDSO clock read.
-func mono() int64 { return int64(time.Since(clockBase)) }
 
 // timerStats counts the outcomes of awaitTimer, for tests. On a cache line
 // of its own: a spinning task adds to it once per wait.
@@ -96,7 +66,7 @@ func (e *Executor) noteTimer(d time.Duration) {
 		return
 	}
 	if c := e.gt.lookup(goruntime.G()); c != nil {
-		c.due = mono() + int64(d)
+		c.due = sleepq.ShortDue(d, e.timerSpin)
 	}
 }
 
@@ -108,17 +78,12 @@ func (e *Executor) noteTimer(d time.Duration) {
 func (e *Executor) awaitTimer(c *coro, p *kc.Parker) bool {
 	due := c.due
 	c.due = 0
-	if due == 0 || due-mono() > int64(e.timerSpin) {
-		return false
+	switch sleepq.AwaitShort(due, e.timerSpin, p.Spin, e.anyWork) { // p.Spin, not Quick: one load, has the wake come?
+	case sleepq.ShortWoken:
+		e.tstats.woken.Add(1)
+		return true
+	case sleepq.ShortBusy, sleepq.ShortLate:
+		e.tstats.handed.Add(1)
 	}
-	until := due + int64(e.timerSpin)
-	for !p.Spin() { // on a Parker that is not Quick, one load: has the wake come?
-		if e.anyWork() || mono() > until {
-			e.tstats.handed.Add(1)
-			return false
-		}
-		runtime.Gosched()
-	}
-	e.tstats.woken.Add(1)
-	return true
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
+	"github.com/kcbench/kcbench/internal/sleepq"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -111,7 +112,7 @@ func TestAfterFuncNotesShortTimers(t *testing.T) {
 		if c.due != 0 {
 			return fmt.Errorf("due after an hour's timer: %d; want 0 (not spun for)", c.due)
 		}
-		before := mono()
+		before := sleepq.Now()
 		e.AfterFunc(500*time.Microsecond, noop).Stop()
 		if c.due < before {
 			return fmt.Errorf("due after a 500µs timer: %d; want at least %d", c.due, before)

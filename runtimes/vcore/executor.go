@@ -302,7 +302,7 @@ func (e *Executor) Park(p *kc.Parker) {
 		return
 	}
 	e.loosen(w)
-	if !w.locked && (p.Spin() || e.awaitTimer(w, p) == timerWoken) {
+	if !w.locked && (p.Spin() || e.awaitTimer(w, p) == sleepq.ShortWoken) {
 		// Woken while spinning (for a channel partner, or for a short
 		// timer: timer.go): still the core's owner (unless sysmon took
 		// the core meanwhile, which workerMain finds out once the body

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcbench/kcbench/internal/sleepq"
 	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -98,7 +99,7 @@ func TestAfterFuncNotesShortTimers(t *testing.T) {
 		if w.due != 0 {
 			t.Errorf("due after an hour's timer: %d; want 0 (not spun for)", w.due)
 		}
-		before := mono()
+		before := sleepq.Now()
 		ex.AfterFunc(100*time.Microsecond, noop).Stop()
 		if d := w.due - before; d < int64(100*time.Microsecond) || d > int64(time.Hour) {
 			t.Errorf("due after a 100µs timer: %v from before the call; want 100µs and a little", time.Duration(d))
@@ -130,22 +131,22 @@ func TestAwaitTimerExits(t *testing.T) {
 		due  func() int64
 		prep func()
 		undo func()
-		want timerWait
+		want sleepq.ShortWait
 	}{
-		{"no timer", func() int64 { return 0 }, nil, nil, timerNone},
-		{"an hour away", func() int64 { return mono() + int64(time.Hour) }, nil, nil, timerNone},
-		{"work queued", func() int64 { return mono() + int64(500*time.Microsecond) },
-			func() { c.inbox.push(new(kc.Task)) }, func() { c.inbox.pop() }, timerWork},
-		{"core taken", func() int64 { return mono() + int64(500*time.Microsecond) },
-			func() { c.word.Store(mkword(w.id+1, coreRunning)) }, func() { c.word.Store(mkword(w.id, coreRunning)) }, timerWork},
-		{"never woken", func() int64 { return mono() + int64(100*time.Microsecond) }, nil, nil, timerLate},
+		{"no timer", func() int64 { return 0 }, nil, nil, sleepq.ShortNone},
+		{"an hour away", func() int64 { return sleepq.Now() + int64(time.Hour) }, nil, nil, sleepq.ShortNone},
+		{"work queued", func() int64 { return sleepq.Now() + int64(500*time.Microsecond) },
+			func() { c.inbox.push(new(kc.Task)) }, func() { c.inbox.pop() }, sleepq.ShortBusy},
+		{"core taken", func() int64 { return sleepq.Now() + int64(500*time.Microsecond) },
+			func() { c.word.Store(mkword(w.id+1, coreRunning)) }, func() { c.word.Store(mkword(w.id, coreRunning)) }, sleepq.ShortBusy},
+		{"never woken", func() int64 { return sleepq.Now() + int64(100*time.Microsecond) }, nil, nil, sleepq.ShortLate},
 	}
 	for _, tc := range cases {
 		if tc.prep != nil {
 			tc.prep()
 		}
 		w.due = tc.due()
-		var got timerWait
+		var got sleepq.ShortWait
 		testutil.Watchdog(t, 10*time.Second, func() { got = ex.awaitTimer(w, &p) })
 		if got != tc.want {
 			t.Errorf("%s: awaitTimer gave %d; want %d", tc.name, got, tc.want)
