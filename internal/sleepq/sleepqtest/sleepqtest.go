@@ -1,4 +1,8 @@
-package vcore
+// Package sleepqtest tests an executor's timers end to end: what a backend
+// whose AfterFunc is a sleepq.Queue must get right around the queue, which
+// the queue's own tests cannot see. A backend's test calls Test with a
+// constructor of fresh executors.
+package sleepqtest
 
 import (
 	"context"
@@ -11,15 +15,21 @@ import (
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
-// The sleep queue itself is tested in internal/sleepq; these are the
-// tests that need the executor.
+// Test runs the timer tests, each on a fresh executor: busy makes one whose
+// workers running tasks can all be kept busy (no worker is added beside
+// them), plain one as the backend's New makes it by default.
+func Test(t *testing.T, busy, plain func() (kc.Executor, error)) {
+	t.Run("FiresWhileWorkersBusy", func(t *testing.T) { firesWhileBusy(t, busy) })
+	t.Run("CloseWaitsForFire", func(t *testing.T) { closeWaitsForFire(t, plain) })
+}
 
-// Timers fire while every core is busy: the runtime timer of a shard
-// does not need a core. The tasks spin until the timer's function lets
-// them go; if it waited for a core, they would spin forever.
-func TestSleepQueueFiresWhileWorkersBusy(t *testing.T) {
+// firesWhileBusy: timers fire while every worker is busy, since the
+// runtime timer of a shard needs no worker. The tasks spin until the
+// timer's function lets them go; if it waited for a worker, they would
+// spin forever.
+func firesWhileBusy(t *testing.T, newEx func() (kc.Executor, error)) {
 	testutil.NoLeak(t)
-	e, err := New()
+	e, err := newEx()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +59,11 @@ func TestSleepQueueFiresWhileWorkersBusy(t *testing.T) {
 	})
 }
 
-// Close waits for a timer function that is running: no goroutine of the
-// executor, the fire's included, outlives it.
-func TestSleepQueueCloseWaitsForFire(t *testing.T) {
+// closeWaitsForFire: Close waits for a timer function that is running, so
+// no goroutine of the executor, the fire's included, outlives it.
+func closeWaitsForFire(t *testing.T, newEx func() (kc.Executor, error)) {
 	testutil.NoLeak(t)
-	e, err := New()
+	e, err := newEx()
 	if err != nil {
 		t.Fatal(err)
 	}
