@@ -202,11 +202,11 @@
 // one happens: no value is lost or received twice (chanwait.go has the
 // protocol). Select first tries its cases one at a time, in a random
 // order, each under its own channel's mutex; it locks all its channels
-// together only to conclude that none is ready and to queue. Actor (a job draining a mailbox with one handler), Produce (a
-// job feeding a channel it closes when it ends, with its failure if it
-// failed), Pool (an owned pool of at most max items with create and reset
-// hooks) and SendTask/RecvTask (spec 05's ordered task channel) are built
-// on Chan. Channel waits are not job waiters: they do not count in
+// together only to conclude that none is ready and to queue. Actor (a job
+// draining a mailbox with one handler), Produce (a job feeding a channel
+// it closes when it ends, with its failure if it failed), Pool (an owned
+// pool of at most max items with create and reset hooks) and
+// SendTask/RecvTask (spec 05's ordered task channel) are built on Chan. Channel waits are not job waiters: they do not count in
 // Stats.WaitersRegistered or emit trace events.
 //
 // # Costs
@@ -221,8 +221,8 @@
 // AwaitAll, WaitAll) takes its wait node from a per-P cache, to which a
 // wait that its target's end woke gives it back (one that was cancelled or
 // timed out leaves it to the garbage collector: a losing waker may still
-// touch it). Attaching a child is a CAS on the parent's
-// state word, with no lock; ending it, one CAS on its own and an Add on the
+// touch it). Attaching a child is a CAS on the parent's state word, with
+// no lock; ending it, one CAS on its own and an Add on the
 // parent's (or a share of one, batched by a Worker). Await of a finished
 // deferred is one atomic load. Counters are striped by P (the counting
 // goroutine's processor slot), one cache line each, and incremented

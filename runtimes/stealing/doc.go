@@ -138,15 +138,12 @@
 // goroutine and its thread.
 //
 // A task that waits for a short timer it armed (a Sleep, or a wait with
-// a timeout, due within 20 us) spins before it suspends: suspended, it
-// would leave its worker, and with no other work the process, idle, so
-// the timer's wake would be an OS sleep and wake-up, tens of us. Yielding
-// its P in a loop (runtime.Gosched), it has the timer fire at the next
-// scheduling decision of its P. The spin stops as soon as any work is
-// queued (anyWork), and at the due time plus 20 us; a longer timer is
-// never spun for. The spinning task keeps its worker's running slot, as
-// any running task does, and does not count as spinning: the wake
-// protocol is unchanged (see timerwait.go).
+// a timeout, due within timerSpin) spins before it suspends, while no
+// work is queued, so that its wake does not wait for an idle process's OS
+// wake-up (timerwait.go; internal/sleepq's short.go has the why and the
+// bounds). The spinning task keeps its worker's running slot, as any
+// running task does, and does not count as spinning: the wake protocol is
+// unchanged.
 //
 // The idle pool is unbounded: after a burst of parked tasks it holds as
 // many coroutines as were parked at once, so a load that parks thousands
@@ -165,8 +162,10 @@
 // kc.Yielder): the coroutine goes to the yield list and its driver goes on
 // with the worker loop on another one, so the yielder's worker runs the
 // queued tasks instead of spinning in runtime.Gosched. Drivers take the
-// yield list after their ring and the injector, and on the fairness tick
-// right after the injector. With nothing queued, or off a loop coroutine,
+// yield list after their ring, the injector and a look at the other Ps'
+// rings (a worker whose goroutine moved to another P would otherwise take
+// the yielder back while the tasks it waits for sit on the P it left), and
+// on the fairness tick right after the injector. With nothing queued, or off a loop coroutine,
 // Yield is runtime.Gosched; on a loop coroutine whose task has found
 // nothing queued osYieldAfter times in a row, it also gives the thread up
 // to the OS (sched_yield on Linux), so that a poller waiting for a task on
@@ -237,14 +236,9 @@
 //   - Queues are per P, not per worker, and new work goes to the spawner's
 //     P (locality, as in Go) rather than round-robin; balance comes from
 //     stealing and the injector. Affinity of wake-ups is left to Go.
-//   - The sleep queue (internal/sleepq) is a heap of deadlines per P with one
-//     Go runtime timer per heap, set for its earliest deadline, instead of
-//     a queue that sysmon drains: the runtime timer fires on its own
-//     goroutine whatever the workers do. Stop is a CAS that leaves the
-//     entry in its heap; a heap that grows to twice what it kept at its
-//     last compaction drops its stopped entries. A fire runs the due
-//     timers' functions as time.AfterFunc would: each on a goroutine of
-//     its own (the last on the fire's).
+//   - The sleep queue (internal/sleepq) is a heap of deadlines per P, each
+//     fired by one Go runtime timer on a goroutine of its own, instead of
+//     a queue that a monitor drains: timers fire whatever the workers do.
 //   - A lone spawned task sits in its spawner's LIFO slot; another worker
 //     takes it only after it stayed there across a spin (a few us), which is
 //     what lets an await run it inline.
@@ -335,10 +329,10 @@
 //     state words) is the largest share of the op, then the switches and
 //     the driver's hand-offs, then the rest of the executor (Spawn, the
 //     pops, the wake and ready checks). Its tail has two causes that the
-//     peer's op does not have. The op allocates a job and a wait node, and
-//     after the collection that precedes the timed ops many of the heap's
-//     free pages are back with the OS, so an op that takes a new span
-//     page-faults. And the other worker, finding nothing, goes idle after
+//     peer's op does not have. The op allocates its job (its wait node
+//     comes from the core's per-P cache), and after the collection that
+//     precedes the timed ops many of the heap's free pages are back with
+//     the OS, so an op that takes a new span page-faults. And the other worker, finding nothing, goes idle after
 //     its spin, so now and then a launch wakes it (a futex wake on the
 //     launching thread); keeping it spinning longer (naps of its thread)
 //     holds a P that timers and readied goroutines need.

@@ -116,23 +116,13 @@
 //     MPMC ring makes stealing from it safe.
 //   - No direct (hard-affinity) handoff: a woken task resumes on its own
 //     goroutine, so there is no consumer stack to switch to.
-//   - Timers are a sleep queue not drained by sysmon (internal/sleepq): one
-//     min-heap of deadlines per P under a mutex, each with one Go runtime
-//     timer set for its earliest deadline, woken by the netpoller: no O(N)
-//     drain, no 250 µs resolution, no sysmon polling while any timer is
-//     armed. Stop is one CAS that leaves a mark in the heap (compacted as
-//     pushes find it full), so a cancel walk that ends thousands of sleeps
-//     takes no lock and touches no runtime timer per sleeper, where
-//     time.Timer.Stop would take each timer's runtime lock and leave the
-//     runtime's heap to clean up. The callback runs on a goroutine of the
-//     executor's, counted for Close; kc's callbacks only wake or cancel. In place
-//     of an owner polling its sleep queue, an unpinned owner whose task
-//     waits for a timer due within the spin budget spins for its wake,
-//     keeping its core, while no work waits for the core (timer.go): Go
-//     fires due runtime timers (the shards') whenever a P schedules, so a
-//     yielding spinner has a short timer's wake within a few goroutine
-//     switches, where a core handed off leaves the process idle and the
-//     wake to the OS.
+//   - Timers are a sleep queue not drained by sysmon (internal/sleepq): a
+//     heap of deadlines per P, each fired by one Go runtime timer, woken
+//     by the netpoller: no O(N) drain, no 250 µs resolution, no sysmon
+//     polling while any timer is armed, and a Stop is one CAS. In place of
+//     an owner polling its sleep queue, an unpinned owner whose task waits
+//     for a timer due within the spin budget spins for its wake, keeping
+//     its core, while no work waits for the core (timer.go).
 //   - Horizontal scaling retakes the stuck core rather than adding a core
 //     beside it, so the stuck core's inbox is drained by its new owner (the
 //     spec forbids stealing inboxes, and work must stay discoverable). A
@@ -218,9 +208,8 @@
 // all of that on the parent's core.
 //
 // It stays behind on CancelFanout (waking a thousand parked tasks, each a
-// goroutine that takes a core back or finishes coreless), by a third to
-// two thirds, and WaitersStorm, by a third to a half, and on JobCreate's
-// latency (its p90 most). On SleepWake (a 1 µs timer sleep) both backends
+// goroutine that takes a core back or finishes coreless), on WaitersStorm
+// and on JobCreate's latency (its p90 most). On SleepWake (a 1 µs timer sleep) both backends
 // keep the sleeper spinning for its short timer (timer.go here,
 // timerwait.go there) instead of leaving the wake-up to the OS.
 package vcore
