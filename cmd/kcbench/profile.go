@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/plot"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/profiles"
@@ -36,6 +37,12 @@ and writes <workload>[-n<size>]-<backend>-vs-<other>.cpu.pprof: the CPU
 profile of -backend minus that of -vs scaled to the same number of
 operations, so positive values are where -backend spends more. Open any
 of them with "go tool pprof -top <file>" (or -http=:8080).
+
+The profiles cover the whole run, the workload's untimed setup included
+(runtime/pprof cannot pause a profile); profile prints the share of the
+run that the benchmark timed. Where that share is small (CancelFanout
+and WaitersStorm time only the wake, not the parking before it), most
+of the profile is setup: look at the frames under the timed call.
 
 A sized workload runs at -n (default: its smallest size).
 
@@ -99,7 +106,7 @@ func runProfile(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "kcbench profile: %s on %s: %.2f ns/op over %d ops\n", w.Name, *backend, setA.CPURun.NsPerOp, setA.CPURun.N)
+	fmt.Fprintf(stderr, "kcbench profile: %s on %s: %.2f ns/op over %d ops; %s\n", w.Name, *backend, setA.CPURun.NsPerOp, setA.CPURun.N, timedShare(setA))
 	if *vs != "" {
 		path, err := profileDiff(stderr, *dir, base, *backend, *vs, fb, setA, *benchtime)
 		if err != nil {
@@ -120,7 +127,7 @@ func profileDiff(stderr io.Writer, dir, base, backend, vs string, fb func(*testi
 	if err != nil {
 		return "", fmt.Errorf("on %s: %w", vs, err)
 	}
-	fmt.Fprintf(stderr, "kcbench profile: on %s: %.2f ns/op over %d ops\n", vs, setB.CPURun.NsPerOp, setB.CPURun.N)
+	fmt.Fprintf(stderr, "kcbench profile: on %s: %.2f ns/op over %d ops; %s\n", vs, setB.CPURun.NsPerOp, setB.CPURun.N, timedShare(setB))
 	diff, err := profiles.DiffCPU(setA.Profiles["cpu"], setB.Profiles["cpu"], setA.CPURun.N, setB.CPURun.N)
 	if err != nil {
 		return "", err
@@ -135,6 +142,12 @@ func profileDiff(stderr io.Writer, dir, base, backend, vs string, fb func(*testi
 		return "", err
 	}
 	return path, f.Close()
+}
+
+// timedShare says how much of the CPU-profiled run the benchmark timed.
+func timedShare(s *profiles.Set) string {
+	return fmt.Sprintf("the timed part is %.0f%% of the profiled %v (the rest is untimed setup)",
+		100*s.TimedShare(), s.CPURun.Wall.Round(time.Millisecond))
 }
 
 // writeProfiles writes every profile of s as <dir>/<name>.<kind>.pprof.

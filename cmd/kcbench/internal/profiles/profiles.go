@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 
@@ -38,6 +39,20 @@ type Set struct {
 	// CPURun is the measurement of the CPU-profiled run, OtherRun that
 	// of the run with heap, mutex and block profiling on.
 	CPURun, OtherRun runner.Measurement
+	// CPUTimed is how long the benchmark's timer ran during the
+	// CPU-profiled run, over every b.N round testing.Benchmark made. The
+	// profiles cover the whole run (see Record); CPUTimed over
+	// CPURun.Wall is the share of it that the benchmark measures.
+	CPUTimed time.Duration
+}
+
+// TimedShare returns CPUTimed as a fraction of the CPU-profiled run's
+// wall time, in [0, 1]; 0 if the run took no time.
+func (s *Set) TimedShare() float64 {
+	if s.CPURun.Wall <= 0 {
+		return 0
+	}
+	return min(1, float64(s.CPUTimed)/float64(s.CPURun.Wall))
 }
 
 // Record runs bench twice for benchtime (runner.Measure): once under the
@@ -48,18 +63,28 @@ type Set struct {
 // program started (-sample_index=alloc_space), which is the useful view
 // for benchmarks whose memory is all freed. Profiling the two apart keeps
 // the cost of block and mutex recording out of the CPU profile.
+//
+// The profiles cover everything the runs did, the benchmark's untimed
+// setup (outside b.StartTimer and b.StopTimer) included: runtime/pprof
+// cannot pause a CPU profile, and stopping it at every timer stop would
+// cost up to a tenth of a second each (its writer polls). Set.TimedShare
+// says how much of the CPU-profiled run was timed.
 func Record(bench func(*testing.B), benchtime string) (*Set, error) {
 	s := &Set{Profiles: map[string][]byte{}}
 	var cpu bytes.Buffer
 	if err := pprof.StartCPUProfile(&cpu); err != nil {
 		return nil, fmt.Errorf("%w: cpu: %w", ErrProfiling, err)
 	}
-	m, err := runner.Measure(bench, benchtime)
+	var timed time.Duration // each round's, summed; rounds run one at a time (runner.Measure)
+	m, err := runner.Measure(func(b *testing.B) {
+		bench(b)
+		timed += b.Elapsed()
+	}, benchtime)
 	pprof.StopCPUProfile()
 	if err != nil {
 		return nil, err
 	}
-	s.CPURun, s.Profiles["cpu"] = m, cpu.Bytes()
+	s.CPURun, s.CPUTimed, s.Profiles["cpu"] = m, timed, cpu.Bytes()
 
 	oldMutex := runtime.SetMutexProfileFraction(1)
 	runtime.SetBlockProfileRate(1)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 )
@@ -114,5 +115,30 @@ func TestRecord(t *testing.T) {
 	}
 	if s.CPURun.N != 100 || s.OtherRun.N != 100 {
 		t.Errorf("runs of %d and %d ops, want 100", s.CPURun.N, s.OtherRun.N)
+	}
+}
+
+// TestRecordTimedShare checks that Record measures how much of the
+// profiled run the benchmark timed: here a timed sleep after an untimed
+// one of the same length, in one round.
+func TestRecordTimedShare(t *testing.T) {
+	const d = 20 * time.Millisecond
+	s, err := Record(func(b *testing.B) {
+		b.StopTimer()
+		time.Sleep(d) // setup
+		b.StartTimer()
+		time.Sleep(d)
+	}, "1x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.CPUTimed < d {
+		t.Errorf("CPUTimed = %v, want at least the timed sleep %v", s.CPUTimed, d)
+	}
+	if s.CPURun.Wall < s.CPUTimed+d {
+		t.Errorf("Wall = %v, want at least CPUTimed %v plus the untimed sleep %v", s.CPURun.Wall, s.CPUTimed, d)
+	}
+	if sh := s.TimedShare(); sh <= 0 || sh >= 1 {
+		t.Errorf("TimedShare = %v, want strictly between 0 and 1", sh)
 	}
 }
