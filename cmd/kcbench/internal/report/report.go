@@ -1,7 +1,8 @@
 // Package report renders report.md from a kcbench results file and,
 // optionally, a baseline: the machine and build configuration, the spec
 // targets with pass/fail marks, every backend's standing against the
-// best peer of each workload and latency percentile, one table per workload with the backends
+// best peer of each workload and latency percentile and against the
+// fastest backend of each, one table per workload with the backends
 // side by side (median ± confidence interval of sec/op, B/op and
 // allocs/op, the minimum detectable effect of sec/op, the paired ratio
 // of sec/op to every peer present and to the floor (each workload's
@@ -84,6 +85,7 @@ func Render(w io.Writer, set *results.Set, opts Options) error {
 	r.config()
 	r.targets()
 	r.standing()
+	r.spread()
 	b.WriteString(legend)
 	for _, wl := range workloads {
 		r.workload(wl)

@@ -46,27 +46,7 @@ func (row standingRow) of(backend string) *results.Series {
 // Rows without a peer are left out, and so is the whole section when no
 // row has one.
 func (r *renderer) standing() {
-	var rows []standingRow
-	for _, wl := range results.Workloads(r.series) {
-		ws := results.Select(r.series, results.Query{Workload: wl, Unit: results.SecPerOp, AnyN: true})
-		sizes := results.Sizes(ws)
-		if len(sizes) == 0 {
-			sizes = []string{""}
-		}
-		for _, n := range sizes {
-			label := wl
-			if n != "" {
-				label += "/n=" + n
-			}
-			rows = append(rows, standingRow{label, results.Select(ws, results.Query{Workload: wl, N: n, Unit: results.SecPerOp})})
-		}
-	}
-	for _, wl := range latencyWorkloads(r.series) {
-		for i, u := range results.LatencyUnits {
-			ls := results.Select(r.series, results.Query{Workload: wl, Unit: u, Latency: true})
-			rows = append(rows, standingRow{"latency " + wl + " " + results.LatencyLabels[i], ls})
-		}
-	}
+	rows := r.rows()
 	var all []*results.Series
 	kept := rows[:0]
 	for _, row := range rows {
@@ -101,6 +81,33 @@ func (r *renderer) standing() {
 			r.scaled(ref), strings.Join(cells, " | "))
 	}
 	b.WriteString("\n")
+}
+
+// rows returns a standing row per workload and size, then per latency
+// workload and percentile, in the order of the results.
+func (r *renderer) rows() []standingRow {
+	var rows []standingRow
+	for _, wl := range results.Workloads(r.series) {
+		ws := results.Select(r.series, results.Query{Workload: wl, Unit: results.SecPerOp, AnyN: true})
+		sizes := results.Sizes(ws)
+		if len(sizes) == 0 {
+			sizes = []string{""}
+		}
+		for _, n := range sizes {
+			label := wl
+			if n != "" {
+				label += "/n=" + n
+			}
+			rows = append(rows, standingRow{label, results.Select(ws, results.Query{Workload: wl, N: n, Unit: results.SecPerOp})})
+		}
+	}
+	for _, wl := range latencyWorkloads(r.series) {
+		for i, u := range results.LatencyUnits {
+			ls := results.Select(r.series, results.Query{Workload: wl, Unit: u, Latency: true})
+			rows = append(rows, standingRow{"latency " + wl + " " + results.LatencyLabels[i], ls})
+		}
+	}
+	return rows
 }
 
 // bestPeer returns the peer of row with the lowest median, or "".

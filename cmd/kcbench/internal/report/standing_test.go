@@ -78,3 +78,56 @@ func TestStandingNoPeers(t *testing.T) {
 		t.Errorf("standing section without peers:\n%s", out)
 	}
 }
+
+// TestSpread checks the spread table on rounds built so that each ratio
+// is certain: one backend always 25% slower than the fastest, the
+// fastest marked as such, peers and the floor not among the columns
+// (even when faster), a row without peers kept, a row with one backend
+// left out, and latency percentiles compared too.
+func TestSpread(t *testing.T) {
+	var lines []string
+	for i := range 10 {
+		d := float64(i % 3)
+		lines = append(lines,
+			fmt.Sprintf("BenchmarkJobCreate/backend=quick 1 %g ns/op", 80+d),
+			fmt.Sprintf("BenchmarkJobCreate/backend=slow 1 %g ns/op", 100+d*1.25),
+			fmt.Sprintf("BenchmarkJobCreate/backend=peer-go 1 %g ns/op", 50+d),
+			fmt.Sprintf("BenchmarkJobCreate/backend=floor 1 %g ns/op", 10+d),
+			fmt.Sprintf("BenchmarkAwaitCached/backend=quick 1 %g ns/op", 10+d),
+			fmt.Sprintf("BenchmarkAwaitCached/backend=slow 1 %g ns/op", 5+d*0.5),
+			fmt.Sprintf("BenchmarkNestedScopes/backend=quick 1 %g ns/op", 10+d),
+		)
+	}
+	out := renderLines(t, lines)
+	i := strings.Index(out, "## Backends against the fastest backend")
+	if i < 0 {
+		t.Fatalf("no spread section:\n%s", out)
+	}
+	section, _, _ := strings.Cut(out[i:], "\nEach table")
+	for _, want := range []string{
+		"| row | fastest | quick | slow |",
+		"| JobCreate | quick 81.00ns | fastest | 1.25× (1.25–1.25) |",
+		"| AwaitCached | slow 5.500ns | 2.00× (2.00–2.00) | fastest |",
+	} {
+		if !strings.Contains(section, want) {
+			t.Errorf("spread lacks %q:\n%s", want, section)
+		}
+	}
+	for _, notWant := range []string{"NestedScopes", "peer-go", "floor"} {
+		if strings.Contains(section, notWant) {
+			t.Errorf("spread has %q:\n%s", notWant, section)
+		}
+	}
+}
+
+// TestSpreadOneBackend checks that a run with one kcbench backend has no
+// spread section.
+func TestSpreadOneBackend(t *testing.T) {
+	var lines []string
+	for range 8 {
+		lines = append(lines, "BenchmarkJobCreate/backend=stealing 1 100 ns/op", "BenchmarkJobCreate/backend=peer-go 1 50 ns/op")
+	}
+	if out := renderLines(t, lines); strings.Contains(out, "## Backends against") {
+		t.Errorf("spread section with one backend:\n%s", out)
+	}
+}
