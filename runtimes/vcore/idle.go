@@ -120,7 +120,7 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 			if n%spinYieldEvery != 0 {
 				continue
 			}
-			e.yield(w)
+			e.yieldSpin(w)
 			if time.Now().Before(until) {
 				continue
 			}
@@ -170,12 +170,22 @@ func (e *Executor) startSpin() bool {
 	}
 }
 
-// yield lets other goroutines have the P, unless w is locked (pinned): a
-// yield there would hand the thread off. It is the runtime's goyield: the
-// owner goes to the back of its P's local run queue, not to the global one
-// as with runtime.Gosched, so a yield takes no scheduler lock, and a
-// spinner stays on its P instead of passing through the global queue,
-// where the other P could pick it up ahead of a goroutine it had readied.
+// yield is an owner's first yield once out of work, and yieldSpin a
+// spinner's periodic one; neither yields a locked (pinned) owner, for
+// which a yield would hand the thread off. yield is the runtime's goyield:
+// the owner goes to the back of its P's local run queue, so the goroutine
+// its last task readied (in the P's runnext slot) runs next, on this P,
+// and the owner stays on that P rather than passing through the global
+// run queue to another one, from where it would take that goroutine's
+// next child across Ps.
+// yieldSpin is runtime.Gosched: through the global run queue, so that a
+// spinner sharing a P with other goroutines moves to an idle P.
+func (e *Executor) yieldSpin(w *worker) {
+	if !w.locked {
+		runtime.Gosched()
+	}
+}
+
 func (e *Executor) yield(w *worker) {
 	if !w.locked {
 		goruntime.Yield()
