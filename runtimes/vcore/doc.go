@@ -30,9 +30,10 @@
 // owner's id and one of four coreStates (Free, Running, Sleeping, Closed;
 // each documented with its legal moves), changed only by CAS. An owner holds
 // its thread locked while it runs a task. With nothing to do it unlocks it
-// (unless pinned) and keeps its core, yields its P, spins for the Spin
-// budget (default 20 µs, yielding every 16 polls), then sleeps on its wake
-// channel; whoever moves the core from Sleeping back to Running sends the
+// (unless pinned) and keeps its core and yields its P; then, if fewer than
+// half the cores' owners spin (pinned ones always do), it spins for the
+// Spin budget (default 20 µs, yielding every 16 polls), and sleeps on its
+// wake channel, at once if it may not spin; whoever moves the core from Sleeping back to Running sends the
 // token (a pusher that sees Sleeping does), and a pusher that finds a core
 // Free starts an owner for it. Sleeping and waking are a Dekker handshake
 // over sequentially consistent atomics (core.go). Owner goroutines are
@@ -182,7 +183,7 @@
 //   - Waking a sleeping owner: a goroutine wake-up, a few hundred ns; for
 //     a pinned owner, which sleeps locked, an OS wake-up of that very
 //     thread (a futex wake on Linux), tens of µs. The yield before the spin
-//     (idle.go) keeps a caller woken by a task from waiting out the spin.
+//     or the sleep (idle.go) lets a caller woken by a task run first.
 //   - Pinning: one sched_setaffinity system call per pin and per unpin,
 //     about a microsecond.
 //   - An idle executor: no CPU once sysmon has blocked (20 ms after the
@@ -200,7 +201,15 @@
 // reports/baseline/report.md holds one such run.) On AwaitPending (an await
 // of a child just launched, which the awaiter runs inline), JobCreate,
 // FanOut, the channel workloads and NestedScopes, vcore is within about a
-// fifth of the stealing backend's time or ahead of it. On
+// fifth of the stealing backend's time or ahead of it, and on JobCreate's
+// latency (a launch into a nursery and a join of it, one op at a time)
+// within about a third at p50, p90 and p99. That latency is set by where
+// the child runs: the joiner, coreless once a park of its found no core
+// free, sends each child to an inbox, where a spinning owner, or a
+// sleeping one woken onto the joiner's P, runs it; were every owner to
+// spin, the child would go mostly to a spinner on the other P and the
+// joiner would be woken there, each op crossing Ps (findWork says why at
+// most half spin). On
 // AwaitPending that takes the next slot: with the child in an inbox, much
 // of vcore's CPU time went to the ring's push and pop, the active_tasks add
 // and the child's claim, each on a cache line another core also writes, as
@@ -208,8 +217,8 @@
 // all of that on the parent's core.
 //
 // It stays behind on CancelFanout (waking a thousand parked tasks, each a
-// goroutine that takes a core back or finishes coreless), on WaitersStorm
-// and on JobCreate's latency (its p90 most). On SleepWake (a 1 µs timer sleep) both backends
+// goroutine that takes a core back or finishes coreless) and on
+// WaitersStorm. On SleepWake (a 1 µs timer sleep) both backends
 // keep the sleeper spinning for its short timer (timer.go here,
 // timerwait.go there) instead of leaving the wake-up to the OS.
 package vcore

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -55,21 +56,37 @@ func (e *Executor) tighten(w *worker) {
 }
 
 // findWork returns the next task for c's owner: its core's next slot, own
-// inbox, global queue, then other inboxes (poll); it spins for the configured
-// budget, then sleeps. It returns nil when the executor stops or when w lost
-// c. Once the spin is over, it takes another core's next slot (stealNext)
-// before it sleeps. A task comes back with w locked; nil may leave w loosened.
-// Stale entries (Finished tasks) are dropped here, so that an owner draining
-// them neither locks its thread nor yields for each.
+// inbox, global queue, then other inboxes (poll). Out of work, the owner
+// spins for the configured budget if fewer than half the cores' owners spin
+// (startSpin), then takes another core's next slot (stealNext) and sleeps;
+// an owner that may not spin sleeps at once. It returns nil when the
+// executor stops or when w lost c. A task comes back with w locked; nil may
+// leave w loosened. Stale entries (Finished tasks) are dropped here, so that
+// an owner draining them neither locks its thread nor yields for each.
 //
-// Before spinning, the loosened owner yields (Gosched): Go puts a
-// goroutine readied by a running one in that P's runnext slot, so without
-// the yield a caller woken by the last task (a Run from outside) would
-// wait out the whole spin (BenchmarkSpawnJoin). It yields again every
-// spinYieldEvery polls, so a spinning owner never keeps such a goroutine
-// from its P for long.
+// Why at most half spin (Go's rule for its spinning threads, findRunnable):
+// a spinning owner is a runnable goroutine, not an idle thread, and every
+// one of them takes a P from the goroutines that make and await the work.
+// With every core's owner spinning, a body that launches and joins one
+// child at a time shares two Ps with two spinners: its child is taken by
+// whichever spinner polls first, mostly one on the other P, so the body is
+// woken there and its next child goes the same way, each op crossing Ps;
+// and a spinner that holds the P the woken body needs delays it by its
+// polls up to the next yield. One spinner is enough to find work pushed
+// to a busy core (for such a push kick wakes a sleeper only when nobody
+// spins); an owner that sleeps instead is woken onto its waker's P (a
+// channel send readies it there), as a go statement's goroutine starts on
+// its creator's.
+//
+// Out of work, the loosened owner first yields, whether it will spin or
+// sleep: Go puts a goroutine readied by a running one in that P's runnext
+// slot, so the yield lets a caller woken by the last task (a Run from
+// outside, a joiner of the task) run at once, rather than after the whole
+// spin (BenchmarkSpawnJoin) or after the owner's sleep bookkeeping. A
+// spinner yields again every spinYieldEvery polls, so it never keeps such
+// a goroutine from its P for long.
 func (e *Executor) findWork(w *worker, c *core) *kc.Task {
-	spinning := false
+	spinning, looked := false, false
 	var until time.Time
 	for n := 0; ; n++ {
 		if t := e.poll(w, c); t != nil {
@@ -91,31 +108,35 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 		if e.stop.Load() {
 			break
 		}
-		if !spinning {
+		if !looked { // the first empty poll since the last task or sleep
+			looked = true
 			e.loosen(w)
 			e.yield(w)
-			spinning, until = true, time.Now().Add(e.cfg.spin)
-			e.nspinning.Add(1)
-			continue
-		}
-		if n%spinYieldEvery != 0 {
-			continue
-		}
-		e.yield(w)
-		if time.Now().Before(until) {
-			continue
-		}
-		if t := e.stealNext(c); t != nil {
-			if e.endStale(t) {
-				c.beat.Add(1)
+			if e.startSpin() {
+				spinning, until = true, time.Now().Add(e.cfg.spin)
 				continue
 			}
+		} else if spinning {
+			if n%spinYieldEvery != 0 {
+				continue
+			}
+			e.yieldSpin(w)
+			if time.Now().Before(until) {
+				continue
+			}
+			if t := e.stealNext(c); t != nil {
+				if e.endStale(t) {
+					c.beat.Add(1)
+					continue
+				}
+				e.nspinning.Add(-1)
+				e.tighten(w)
+				return t
+			}
 			e.nspinning.Add(-1)
-			e.tighten(w)
-			return t
+			spinning = false
 		}
-		e.nspinning.Add(-1)
-		spinning = false
+		looked = false
 		if !e.sleep(w, c) {
 			return nil
 		}
@@ -126,10 +147,47 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 	return nil
 }
 
-// yield lets other goroutines have the P, unless w is locked (pinned): a
-// yield there would hand the thread off.
-func (e *Executor) yield(w *worker) {
+// startSpin counts the caller in nspinning and reports true if fewer than
+// half the cores' owners spin (at least one may, also with one core);
+// otherwise it counts nothing and reports false: the caller sleeps. A CAS
+// loop, so the count never exceeds the bound, even for a moment. Pinned
+// owners always spin, as spec 05's workers do: their sleep and wake-up are
+// an OS sleep and wake-up of a locked thread, and each holds a CPU of its
+// own.
+func (e *Executor) startSpin() bool {
+	if e.pin.on {
+		e.nspinning.Add(1)
+		return true
+	}
+	for {
+		n := e.nspinning.Load()
+		if 2*int(n) >= len(e.cores) {
+			return false
+		}
+		if e.nspinning.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// yield is an owner's first yield once out of work, and yieldSpin a
+// spinner's periodic one; neither yields a locked (pinned) owner, for
+// which a yield would hand the thread off. yield is the runtime's goyield:
+// the owner goes to the back of its P's local run queue, so the goroutine
+// its last task readied (in the P's runnext slot) runs next, on this P,
+// and the owner stays on that P rather than passing through the global
+// run queue to another one, from where it would take that goroutine's
+// next child across Ps.
+// yieldSpin is runtime.Gosched: through the global run queue, so that a
+// spinner sharing a P with other goroutines moves to an idle P.
+func (e *Executor) yieldSpin(w *worker) {
 	if !w.locked {
 		runtime.Gosched()
+	}
+}
+
+func (e *Executor) yield(w *worker) {
+	if !w.locked {
+		goruntime.Yield()
 	}
 }

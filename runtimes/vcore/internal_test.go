@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -385,4 +386,47 @@ func awaitOnes(t *testing.T, j *kc.Job, n int, after func()) error {
 		}
 	}
 	return nil
+}
+
+// At most half the cores' owners spin at once (startSpin): with four cores
+// owned and idle and a long spin budget, nspinning never exceeds two.
+func TestSpinnersAtMostHalf(t *testing.T) {
+	ex, err := New(Workers(4), Spin(MaxSpin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(ex)
+	defer rt.Close()
+	var sink atomic.Uint64
+	busy := func(*kc.Job) error { // long enough for the next launch to find its core's owner busy
+		for i := range 20000 {
+			sink.Add(uint64(i))
+		}
+		return nil
+	}
+	for round := 0; ex.Stats().WorkersStarted < 4; round++ {
+		if round == 100 {
+			t.Skipf("only %d of 4 cores got an owner in 100 rounds", ex.Stats().WorkersStarted)
+		}
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			for range 16 {
+				if _, err := j.Launch(busy); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The owners now look for work, with a 10 ms spin budget each.
+	most := int32(0)
+	for end := time.Now().Add(5 * time.Millisecond); time.Now().Before(end); {
+		most = max(most, ex.nspinning.Load())
+		runtime.Gosched()
+	}
+	if most > 2 {
+		t.Errorf("owners spinning at once, of 4 cores: got up to %d; want at most 2", most)
+	}
 }
