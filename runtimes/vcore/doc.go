@@ -33,9 +33,9 @@
 // (unless pinned) and keeps its core and yields its P; then, if fewer than
 // half the cores' owners spin (pinned ones always do), it spins for the
 // Spin budget (default 20 µs, yielding every 16 polls), and sleeps on its
-// wake channel, at once if it may not spin; whoever moves the core from Sleeping back to Running sends the
-// token (a pusher that sees Sleeping does), and a pusher that finds a core
-// Free starts an owner for it. Sleeping and waking are a Dekker handshake
+// wake channel, at once if it may not spin; whoever moves the core from
+// Sleeping back to Running sends the token (a pusher that sees Sleeping
+// does), and a pusher that finds a core Free starts an owner for it. Sleeping and waking are a Dekker handshake
 // over sequentially consistent atomics (core.go). Owner goroutines are
 // pooled: one whose owner ends waits for the next owner to start instead of
 // ending.

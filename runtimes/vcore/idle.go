@@ -170,24 +170,24 @@ func (e *Executor) startSpin() bool {
 	}
 }
 
-// yield is an owner's first yield once out of work, and yieldSpin a
-// spinner's periodic one; neither yields a locked (pinned) owner, for
-// which a yield would hand the thread off. yield is the runtime's goyield:
-// the owner goes to the back of its P's local run queue, so the goroutine
-// its last task readied (in the P's runnext slot) runs next, on this P,
-// and the owner stays on that P rather than passing through the global
-// run queue to another one, from where it would take that goroutine's
-// next child across Ps.
-// yieldSpin is runtime.Gosched: through the global run queue, so that a
-// spinner sharing a P with other goroutines moves to an idle P.
-func (e *Executor) yieldSpin(w *worker) {
-	if !w.locked {
-		runtime.Gosched()
-	}
-}
-
+// yield is an owner's first yield once out of work. It is the runtime's
+// goyield: the owner goes to the back of its P's local run queue, so the
+// goroutine its last task readied (in the P's runnext slot) runs next, on
+// this P, and the owner stays on that P rather than passing through the
+// global run queue to another one, from where it would take that
+// goroutine's next child across Ps. A locked (pinned) owner does not
+// yield: a yield there would hand the thread off.
 func (e *Executor) yield(w *worker) {
 	if !w.locked {
 		goruntime.Yield()
+	}
+}
+
+// yieldSpin is a spinner's periodic yield, runtime.Gosched: through the
+// global run queue, so that a spinner sharing a P with other goroutines
+// moves to an idle P. A locked (pinned) owner does not yield.
+func (e *Executor) yieldSpin(w *worker) {
+	if !w.locked {
+		runtime.Gosched()
 	}
 }
