@@ -40,9 +40,15 @@ type Chan[T any] struct {
 	recvq  waitq[T] // blocked receivers (and select receive cases); non-empty only when count == 0
 	sendq  waitq[T] // blocked senders (and select send cases); non-empty only when count == len(buf)
 
-	// spare is the wait node of a finished blocked Send or Recv, zeroed,
-	// kept for the next one (newOp, putOp), or nil. Taken by Swap under mu,
-	// put back by a CAS from nil without mu.
+	// own tells whether the channel has a wait node of its own (chanOp.own),
+	// which its blocked Sends and Recvs use one at a time (newOp, putOp).
+	own bool
+	// spare is the channel's own wait node while no blocked operation holds
+	// it, zeroed; nil while one does, or while the channel has none. Only
+	// the holder of the own node writes it (its putOp stores the node, and
+	// newOp, under mu, takes it back with a nil store), so it has one
+	// writer at a time and needs no read-modify-write: newOp's atomic load
+	// sees the zeroed node through putOp's release store.
 	spare atomic.Pointer[chanOp[T]]
 }
 
@@ -246,14 +252,16 @@ func (c *Chan[T]) closedErr() error {
 }
 
 // await waits out op, a blocked Send or Recv queued on c, and returns its
-// result and the value op holds (a Recv's), then makes op c's spare if
-// nobody else can still touch it (see putOp).
+// result and the value op holds (a Recv's), then gives op back to c if
+// nobody else can still touch it (putOp), or else drops it (dropOp).
 func (c *Chan[T]) await(op *chanOp[T]) (T, error) {
 	reason, private := op.w.wait()
 	off, err := c.finish(reason, &op.s)
 	v := op.v
 	if private && off {
 		c.putOp(op)
+	} else {
+		c.dropOp(op)
 	}
 	return v, err
 }

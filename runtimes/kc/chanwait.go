@@ -3,6 +3,8 @@ package kc
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // Blocking channel operations: spec 05's wait nodes, on kc's Parker.
@@ -74,23 +76,33 @@ func putChanWaiter(w *chanWaiter) {
 }
 
 // chanOp is a blocked Send or Recv: its waiter, its one sudog and the value
-// sent or received, in one allocation, which the channel keeps as its spare
-// for the next blocked Send or Recv (see Chan.spare).
+// sent or received, in one allocation. The first one a channel makes is its
+// own (own), which goes back to the channel after each blocked Send or Recv
+// for the next one (see Chan.spare); one made while the own node is in use
+// is left to the collector after its operation.
 type chanOp[T any] struct {
-	w chanWaiter
-	s sudog[T]
-	v T
+	w   chanWaiter
+	s   sudog[T]
+	v   T
+	own bool // the channel's own node; immutable
 }
 
 // newOp returns a wait node for a Send or Recv by j that is about to block
-// on c: the channel's spare if it has one, else a new one. c.mu is held.
+// on c: the channel's own node if it is at home (the first one is made
+// here), else a new one. c.mu is held.
 func (c *Chan[T]) newOp(j *Job, v T) *chanOp[T] {
-	// Swap, not Load and Store: putOp runs without c.mu. Whichever node
-	// this takes is ours alone: putOp published it zeroed (the Swap sees
-	// its writes: Go atomics are sequentially consistent), and its last
-	// owner has stopped touching it.
-	op := c.spare.Swap(nil)
-	if op == nil {
+	// The load sees the node zeroed: putOp's release store published it.
+	// Taking it back with a plain store races with no other write: while
+	// the own node is at home nobody else holds it, so no putOp stores
+	// spare, and other newOps wait for c.mu.
+	op := c.spare.Load()
+	switch {
+	case op != nil:
+		goruntime.StoreRelPointer(&c.spare, nil)
+	case !c.own:
+		c.own = true
+		op = &chanOp[T]{own: true}
+	default:
 		op = new(chanOp[T])
 	}
 	op.w.job, op.v = j, v
@@ -100,16 +112,31 @@ func (c *Chan[T]) newOp(j *Job, v T) *chanOp[T] {
 	return op
 }
 
-// putOp makes op, whose operation is over, c's spare. Its owner calls it
-// last, and only when nobody else can still touch op: the counterpart that
-// won op's wake has signalled its Parker (the wake's last touch), op is
-// off c's queues, and the cancel hook was never linked or was unlinked by
-// the owner itself (chanWaiter.wait's private result). Zeroed, op keeps no
-// value or job alive and is as new(chanOp[T]) for newOp. If c has a spare
-// already, op is left to the collector.
+// putOp gives op, whose operation is over, back to c if it is c's own
+// node; another node is left to the collector. Its owner calls it last,
+// and only when nobody else can still touch op: the counterpart that won
+// op's wake has signalled its Parker (the wake's last touch), op is off
+// c's queues, and the cancel hook was never linked or was unlinked by the
+// owner itself (chanWaiter.wait's private result). Zeroed, op keeps no
+// value or job alive and is as new for newOp.
 func (c *Chan[T]) putOp(op *chanOp[T]) {
-	*op = chanOp[T]{}
-	c.spare.CompareAndSwap(nil, op) // publishes the zeroed node to newOp's Swap
+	if !op.own {
+		return
+	}
+	*op = chanOp[T]{own: true}
+	goruntime.StoreRelPointer(&c.spare, op) // publishes the zeroed node to newOp's load
+}
+
+// dropOp leaves op, whose operation is over but which someone else may
+// still touch (see putOp), to the collector. If it was c's own node, c
+// makes a new one at its next blocked Send or Recv.
+func (c *Chan[T]) dropOp(op *chanOp[T]) {
+	if !op.own {
+		return
+	}
+	c.mu.Lock()
+	c.own = false
+	c.mu.Unlock()
 }
 
 // wait parks until a counterpart or the cancellation of w.job wakes w, and
