@@ -40,16 +40,18 @@ type Chan[T any] struct {
 	recvq  waitq[T] // blocked receivers (and select receive cases); non-empty only when count == 0
 	sendq  waitq[T] // blocked senders (and select send cases); non-empty only when count == len(buf)
 
-	// own tells whether the channel has a wait node of its own (chanOp.own),
-	// which its blocked Sends and Recvs use one at a time (newOp, putOp).
-	own bool
-	// spare is the channel's own wait node while no blocked operation holds
+	// own has bit i set while the channel has its own wait node of home i
+	// (chanOp.home), at home or in use (newOp, putOp, dropOp). Two homes:
+	// a blocked Send and a blocked Recv can overlap, the one woken not yet
+	// back when the other blocks (a full buffer and its reader).
+	own uint8
+	// spare[i] is the own node of home i while no blocked operation holds
 	// it, zeroed; nil while one does, or while the channel has none. Only
-	// the holder of the own node writes it (its putOp stores the node, and
+	// the holder of that node writes it (its putOp stores the node, and
 	// newOp, under mu, takes it back with a nil store), so it has one
 	// writer at a time and needs no read-modify-write: newOp's atomic load
 	// sees the zeroed node through putOp's release store.
-	spare atomic.Pointer[chanOp[T]]
+	spare [ownNodes]atomic.Pointer[chanOp[T]]
 }
 
 var (

@@ -144,3 +144,59 @@ func TestChanNoAllocsAfterCancelledWait(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestChanBufferedNoAllocs checks that a warm producer and consumer over a
+// buffered channel allocate nothing, although the producer blocks on the
+// full buffer while the consumer, just woken from the empty one, still
+// holds its wait node: the channel keeps a wait node for each.
+func TestChanBufferedNoAllocs(t *testing.T) {
+	rt := kc.New(goroutine.New())
+	defer rt.Close()
+	err := rt.Run(context.Background(), func(j *kc.Job) error {
+		ch, _ := kc.NewChan[int](4)
+		more, _ := kc.NewChan[int](0)
+		if _, err := j.Launch(func(c *kc.Job) error {
+			for {
+				n, err := more.Recv(c)
+				if errors.Is(err, kc.ErrClosed) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				for i := range n {
+					if err := ch.Send(c, i); err != nil {
+						return err
+					}
+				}
+			}
+		}); err != nil {
+			return err
+		}
+		defer more.Close()
+		bad := 0
+		round := func() {
+			if more.Send(j, 64) != nil {
+				bad++
+			}
+			for range 64 {
+				if _, err := ch.Recv(j); err != nil {
+					bad++
+				}
+			}
+		}
+		for range 10 {
+			round()
+		}
+		if got := testing.AllocsPerRun(200, round); got >= 0.01 {
+			t.Errorf("%.3f allocs per 64 values; want 0", got)
+		}
+		if bad != 0 {
+			t.Errorf("%d operations failed", bad)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
