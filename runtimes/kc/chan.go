@@ -18,9 +18,10 @@ import (
 // job) may share one. All methods are safe for concurrent use.
 //
 // Cost: an operation that does not block takes the channel's mutex once and
-// allocates nothing; one that blocks allocates its wait node, unless the
-// channel holds a spare one (a Chan keeps the node of its last finished
-// blocked Send or Recv, so a ping-pong allocates nothing once warm).
+// allocates nothing; one that blocks allocates its wait node, unless one
+// of the channel's two own wait nodes is free (a Chan keeps the nodes of
+// its first two blocked operations and reuses them, so a ping-pong, or a
+// full buffer and its reader, allocates nothing once warm).
 //
 // Ordering: values are received in the order they were sent (for one
 // sender), blocked senders and receivers are served first come first served,

@@ -59,7 +59,7 @@ func TestChanPingPongNoAllocs(t *testing.T) {
 				}
 			}
 			for range 10 {
-				round() // warm: both channels get their spare node
+				round() // warm: both channels get their own nodes
 			}
 			if got := testing.AllocsPerRun(1000, round); got >= 0.01 {
 				t.Errorf("jobs=%v: %.3f allocs per round trip; want 0", withJobs, got)

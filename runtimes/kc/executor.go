@@ -161,7 +161,7 @@ const (
 	wakeTimeout                   // the wait's own timer fired
 )
 
-// init prepares p for one wait. A channel's spare wait node calls it
+// init prepares p for one wait. A channel's own wait node calls it
 // again for each wait, after the previous wake's last touch of p (see
 // signal), so the plain stores here race with nothing.
 func (p *Parker) init(worker bool) {
