@@ -2,6 +2,7 @@ package goruntime_test
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
@@ -94,6 +95,42 @@ func TestCheapRandN(t *testing.T) {
 			if k == 0 {
 				t.Errorf("CheapRandN(%d) never returned %d in 10000 draws", n, v)
 			}
+		}
+	}
+}
+
+// TestStoreRel checks that a release store publishes what was written
+// before it: a reader that loads the flag set by StoreRel (or the pointer
+// set by StoreRelPointer) sees the value written before the store.
+func TestStoreRel(t *testing.T) {
+	type box struct{ v int }
+	for round := range 2000 {
+		var (
+			flag atomic.Uint32
+			ptr  atomic.Pointer[box]
+			data [2]int
+		)
+		done := make(chan [2]int)
+		go func() {
+			for flag.Load() == 0 {
+				runtime.Gosched()
+			}
+			got := data[0]
+			b := ptr.Load()
+			for b == nil {
+				runtime.Gosched()
+				b = ptr.Load()
+			}
+			done <- [2]int{got, b.v}
+		}()
+		data[0] = round + 1
+		goruntime.StoreRel(&flag, 1)
+		goruntime.StoreRelPointer(&ptr, &box{v: round + 2})
+		if got := <-done; got != [2]int{round + 1, round + 2} {
+			t.Fatalf("round %d: reader saw %v; want [%d %d]", round, got, round+1, round+2)
+		}
+		if flag.Load() != 1 {
+			t.Fatal("StoreRel: the flag does not read back")
 		}
 	}
 }

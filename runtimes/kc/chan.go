@@ -18,9 +18,10 @@ import (
 // job) may share one. All methods are safe for concurrent use.
 //
 // Cost: an operation that does not block takes the channel's mutex once and
-// allocates nothing; one that blocks allocates its wait node, unless the
-// channel holds a spare one (a Chan keeps the node of its last finished
-// blocked Send or Recv, so a ping-pong allocates nothing once warm).
+// allocates nothing; one that blocks allocates its wait node, unless one
+// of the channel's two own wait nodes is free (a Chan keeps the nodes of
+// its first two blocked operations and reuses them, so a ping-pong, or a
+// full buffer and its reader, allocates nothing once warm).
 //
 // Ordering: values are received in the order they were sent (for one
 // sender), blocked senders and receivers are served first come first served,
@@ -40,10 +41,18 @@ type Chan[T any] struct {
 	recvq  waitq[T] // blocked receivers (and select receive cases); non-empty only when count == 0
 	sendq  waitq[T] // blocked senders (and select send cases); non-empty only when count == len(buf)
 
-	// spare is the wait node of a finished blocked Send or Recv, zeroed,
-	// kept for the next one (newOp, putOp), or nil. Taken by Swap under mu,
-	// put back by a CAS from nil without mu.
-	spare atomic.Pointer[chanOp[T]]
+	// own has bit i set while the channel has its own wait node of home i
+	// (chanOp.home), at home or in use (newOp, putOp, dropOp). Two homes:
+	// a blocked Send and a blocked Recv can overlap, the one woken not yet
+	// back when the other blocks (a full buffer and its reader).
+	own uint8
+	// spare[i] is the own node of home i while no blocked operation holds
+	// it, zeroed; nil while one does, or while the channel has none. Only
+	// the holder of that node writes it (its putOp stores the node, and
+	// newOp, under mu, takes it back with a nil store), so it has one
+	// writer at a time and needs no read-modify-write: newOp's atomic load
+	// sees the zeroed node through putOp's release store.
+	spare [ownNodes]atomic.Pointer[chanOp[T]]
 }
 
 var (
@@ -246,14 +255,16 @@ func (c *Chan[T]) closedErr() error {
 }
 
 // await waits out op, a blocked Send or Recv queued on c, and returns its
-// result and the value op holds (a Recv's), then makes op c's spare if
-// nobody else can still touch it (see putOp).
+// result and the value op holds (a Recv's), then gives op back to c if
+// nobody else can still touch it (putOp), or else drops it (dropOp).
 func (c *Chan[T]) await(op *chanOp[T]) (T, error) {
 	reason, private := op.w.wait()
 	off, err := c.finish(reason, &op.s)
 	v := op.v
 	if private && off {
 		c.putOp(op)
+	} else {
+		c.dropOp(op)
 	}
 	return v, err
 }

@@ -3,6 +3,8 @@ package kc
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // Blocking channel operations: spec 05's wait nodes, on kc's Parker.
@@ -74,25 +76,25 @@ func putChanWaiter(w *chanWaiter) {
 }
 
 // chanOp is a blocked Send or Recv: its waiter, its one sudog and the value
-// sent or received, in one allocation, which the channel keeps as its spare
-// for the next blocked Send or Recv (see Chan.spare).
+// sent or received, in one allocation. The first ownNodes a channel makes
+// are its own (home), each of which goes back to the channel after each
+// blocked Send or Recv, for the next one (see Chan.spare); one made while
+// every own node is in use is left to the collector after its operation.
 type chanOp[T any] struct {
-	w chanWaiter
-	s sudog[T]
-	v T
+	w    chanWaiter
+	s    sudog[T]
+	v    T
+	home int8 // the index of its slot in Chan.spare if it is an own node, else -1; immutable
 }
 
+// ownNodes is how many wait nodes of its own a channel keeps.
+const ownNodes = 2
+
 // newOp returns a wait node for a Send or Recv by j that is about to block
-// on c: the channel's spare if it has one, else a new one. c.mu is held.
+// on c: an own node of the channel that is at home (one is made here while
+// the channel has fewer than ownNodes), else a new one. c.mu is held.
 func (c *Chan[T]) newOp(j *Job, v T) *chanOp[T] {
-	// Swap, not Load and Store: putOp runs without c.mu. Whichever node
-	// this takes is ours alone: putOp published it zeroed (the Swap sees
-	// its writes: Go atomics are sequentially consistent), and its last
-	// owner has stopped touching it.
-	op := c.spare.Swap(nil)
-	if op == nil {
-		op = new(chanOp[T])
-	}
+	op := c.takeOwn()
 	op.w.job, op.v = j, v
 	op.w.p.init(j != nil)
 	op.w.p.quick = true
@@ -100,16 +102,54 @@ func (c *Chan[T]) newOp(j *Job, v T) *chanOp[T] {
 	return op
 }
 
-// putOp makes op, whose operation is over, c's spare. Its owner calls it
-// last, and only when nobody else can still touch op: the counterpart that
-// won op's wake has signalled its Parker (the wake's last touch), op is
-// off c's queues, and the cancel hook was never linked or was unlinked by
-// the owner itself (chanWaiter.wait's private result). Zeroed, op keeps no
-// value or job alive and is as new(chanOp[T]) for newOp. If c has a spare
-// already, op is left to the collector.
+// takeOwn returns an own node of c that is at home, or makes one if c has
+// fewer than ownNodes, or else a new node that is not c's. c.mu is held.
+// The load of a spare slot sees the node zeroed: putOp's release store
+// published it. Taking it back with a plain store races with no other
+// write: while an own node is at home nobody else holds it, so no putOp
+// stores its slot, and other newOps wait for c.mu.
+func (c *Chan[T]) takeOwn() *chanOp[T] {
+	for i := range c.spare {
+		if op := c.spare[i].Load(); op != nil {
+			goruntime.StoreRelPointer(&c.spare[i], nil)
+			return op
+		}
+	}
+	for i := range c.spare {
+		if c.own&(1<<i) == 0 {
+			c.own |= 1 << i
+			return &chanOp[T]{home: int8(i)}
+		}
+	}
+	return &chanOp[T]{home: -1}
+}
+
+// putOp gives op, whose operation is over, back to c if it is an own node
+// of c; another node is left to the collector. Its owner calls it last,
+// and only when nobody else can still touch op: the counterpart that won
+// op's wake has signalled its Parker (the wake's last touch), op is off
+// c's queues, and the cancel hook was never linked or was unlinked by the
+// owner itself (chanWaiter.wait's private result). Zeroed, op keeps no
+// value or job alive and is as new for newOp.
 func (c *Chan[T]) putOp(op *chanOp[T]) {
-	*op = chanOp[T]{}
-	c.spare.CompareAndSwap(nil, op) // publishes the zeroed node to newOp's Swap
+	h := op.home
+	if h < 0 {
+		return
+	}
+	*op = chanOp[T]{home: h}
+	goruntime.StoreRelPointer(&c.spare[h], op) // publishes the zeroed node to takeOwn's load
+}
+
+// dropOp leaves op, whose operation is over but which someone else may
+// still touch (see putOp), to the collector. If it was an own node of c,
+// c makes a new one in its place at a later blocked Send or Recv.
+func (c *Chan[T]) dropOp(op *chanOp[T]) {
+	if op.home < 0 {
+		return
+	}
+	c.mu.Lock()
+	c.own &^= 1 << op.home
+	c.mu.Unlock()
 }
 
 // wait parks until a counterpart or the cancellation of w.job wakes w, and

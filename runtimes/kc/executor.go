@@ -161,7 +161,7 @@ const (
 	wakeTimeout                   // the wait's own timer fired
 )
 
-// init prepares p for one wait. A channel's spare wait node calls it
+// init prepares p for one wait. A channel's own wait node calls it
 // again for each wait, after the previous wake's last touch of p (see
 // signal), so the plain stores here race with nothing.
 func (p *Parker) init(worker bool) {
@@ -215,21 +215,36 @@ const spinYields = 3
 // Never call Spin on a goroutine locked to its OS thread (LockOSThread): a
 // yield there hands the thread off, which costs tens of microseconds
 // instead of a goroutine switch (vcore unlocks first).
-func (p *Parker) Spin() bool { return p.spin(runtime.Gosched) }
+func (p *Parker) Spin() bool { return p.spin(runtime.Gosched, spinYields) }
+
+// spinLocalYields is how many times SpinLocal yields the processor.
+const spinLocalYields = 1
 
 // SpinLocal is Spin with the runtime's goyield (goruntime.Yield) for a
-// yield instead of runtime.Gosched: the yielder goes to the back of its P's
-// local run queue, not to the global one, so a yield takes no scheduler
-// lock and wakes no idle P, and the partner (readied into this P's next
-// slot by its wake, or yielding here itself) runs next on this P. A
-// ping-pong thus stays on one P, as with Go's channels, instead of passing
-// through the global queue, where a woken idle P could take either side.
+// yield instead of runtime.Gosched, and a single yield: the yielder goes
+// to the back of its P's local run queue, not to the global one, so a
+// yield takes no scheduler lock and wakes no idle P, and the partner
+// (readied into this P's next slot by its wake, or yielding here itself)
+// runs next on this P. A ping-pong thus stays on one P, as with Go's
+// channels, instead of passing through the global queue, where a woken
+// idle P could take either side.
+//
+// One yield, not Spin's three: while a yielder waits in the local run
+// queue, an idle P's spinning thread may steal it (the Go runtime steals a
+// run queue at once, and only the next slot after a pause), and then the
+// two sides of a ping-pong run on two Ps, each yielding on an empty queue
+// while the other answers from the other core. A second and third yield
+// keep such a split pair spinning across the cores; parking after one lets
+// the partner's wake ready the waiter into the partner's own next slot,
+// which puts the pair back on one P. On one P the partner answers within
+// the first yield in the common case.
 // The stealing backend's Park uses it.
-func (p *Parker) SpinLocal() bool { return p.spin(goruntime.Yield) }
+func (p *Parker) SpinLocal() bool { return p.spin(goruntime.Yield, spinLocalYields) }
 
-// spin is Spin and SpinLocal, with yield for a yield of the processor.
-func (p *Parker) spin(yield func()) bool {
-	for i := 0; p.quick && i < spinYields && !p.woken(); i++ {
+// spin is Spin and SpinLocal, with yield for a yield of the processor, at
+// most n times.
+func (p *Parker) spin(yield func(), n int) bool {
+	for i := 0; p.quick && i < n && !p.woken(); i++ {
 		yield()
 	}
 	return p.woken()

@@ -28,7 +28,7 @@ import "github.com/kcbench/kcbench/internal/goruntime"
 //
 // Either way signal decides before it releases anyone, and Done, Resume or
 // the ready is its last touch of the Parker: the core may reuse a Parker
-// (the spare wait node of a channel) as soon as its owner has been woken,
+// (an own wait node of a channel) as soon as its owner has been woken,
 // and init resets hand for the next wait. A quick Parker (channel waits) is
 // never handed off: Suspend panics on it.
 

@@ -100,7 +100,7 @@ func TestParkerHandoffQuick(t *testing.T) {
 
 // TestParkerHandoffReuse checks that signal's last touch is Done, Resume or
 // the ready: a Parker zeroed and re-initialised right after its Wait returns,
-// as a channel's spare wait node is, must behave as a new one, round after
+// as a channel's own wait node is, must behave as a new one, round after
 // round; under -race a touch after Done shows as a race with the zeroing.
 func TestParkerHandoffReuse(t *testing.T) {
 	p := new(Parker)

@@ -179,9 +179,11 @@
 // # Blocking
 //
 // Waits that do not suspend a coroutine (see Parking) compensate rather
-// than switch stacks. Park first yields a few times (Parker.SpinLocal,
-// through its P's local run queue, so a ping-pong stays on one P), since
-// the partner of a channel wait often answers at once, and
+// than switch stacks. Park first yields once (Parker.SpinLocal, through
+// its P's local run queue, so a ping-pong stays on one P; once, so that a
+// pair whose yielder another P stole parks, and its partner's wake brings
+// it back to the partner's P), since the partner of a channel wait often
+// answers at once, and
 // the channel then skips its cancel hook (Parker.Wait registers it only
 // when the wait blocks); if the wake has not come, it gives the worker's
 // running slot back and, if work is queued, wakes or starts another

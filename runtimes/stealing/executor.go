@@ -177,8 +177,8 @@ func (e *Executor) Park(p *kc.Parker) {
 		return // suspended and resumed: the driver kept the slot
 	}
 	// A partner that answers at once (a ping-pong, a request and its reply)
-	// wakes us within a few goroutine switches: SpinLocal yields for it before
-	// we pay for a hand-off of the worker slot.
+	// wakes us within a goroutine switch: SpinLocal yields for it before we
+	// pay for a hand-off of the worker slot.
 	if p.SpinLocal() || !p.Worker() {
 		p.Wait() // if woken: at most a short wait for the signal, no compensation needed
 		return

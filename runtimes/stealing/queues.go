@@ -1,7 +1,6 @@
 package stealing
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe" // for plain slot stores
@@ -154,26 +153,10 @@ func (r *ring) setSlot(i uint32, t *kc.Task) {
 	*(**kc.Task)(unsafe.Pointer(s)) = t
 }
 
-// plainRelease reports whether a plain store of a word is a release store,
-// which is so on amd64 (it does not reorder a store with earlier stores,
-// and the compiler keeps stores in program order around atomics), like
-// the Go runtime's atomic.StoreRel; there atomic.Store would be an XCHG,
-// which waits for the store buffer to drain. Elsewhere, and under the race
-// detector (which cannot see the ordering), the stores that rely on it
-// (setTail, setRnext) are atomic stores: on arm64 a store-release, which
-// already does not wait.
-const plainRelease = !goruntime.RaceEnabled && runtime.GOARCH == "amd64"
-
-// setTail publishes the slots below v: a plain store where that is a
-// release store (plainRelease), else atomic.Store. Owner only; only put may
+// setTail publishes the slots below v with a release store
+// (goruntime.StoreRel: a plain store on amd64). Owner only; only put may
 // use it, through push (see put).
-func (r *ring) setTail(v uint32) {
-	if !plainRelease {
-		r.tail.Store(v)
-		return
-	}
-	*(*uint32)(unsafe.Pointer(&r.tail)) = v
-}
+func (r *ring) setTail(v uint32) { goruntime.StoreRel(&r.tail, v) }
 
 // pop takes the LIFO slot, else the oldest FIFO entry; nil if both are
 // empty. Owner only (a thief uses stealInto, takeFIFO or takeNext).

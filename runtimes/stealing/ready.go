@@ -3,7 +3,8 @@ package stealing
 import (
 	"sync"
 	"sync/atomic"
-	"unsafe"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // readyBatch is the longest chain of woken coroutines a ready slot holds:
@@ -164,15 +165,9 @@ func (e *Executor) ready(c *coro) {
 // setRnext sets c's successor in a ready chain, before c is published
 // (a CAS on a slot, or the list's mutex). A popper (popOne) may still
 // read it after c left the chain, and then drops what it read (its CAS
-// fails). Where plainRelease holds it is a plain store, ordered before the
-// publishing CAS; elsewhere an atomic store.
-func (c *coro) setRnext(next *coro) {
-	if !plainRelease {
-		c.rnext.Store(next)
-		return
-	}
-	*(**coro)(unsafe.Pointer(&c.rnext)) = next
-}
+// fails). A release store (goruntime.StoreRelPointer: a plain store on
+// amd64), ordered before the publishing CAS.
+func (c *coro) setRnext(next *coro) { goruntime.StoreRelPointer(&c.rnext, next) }
 
 // adoptRest returns the head of the chain r, taken from the ready list
 // (listed) or another P's slot, to run now, and publishes the rest in the
