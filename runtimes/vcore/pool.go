@@ -42,11 +42,11 @@ type gpool struct {
 	_ cpu.CacheLinePad
 }
 
-// ownerStart is what an owner goroutine needs to start: its worker record
-// and the core whose word already says Running(w.id).
+// ownerStart is what an owner goroutine needs to start: its owner id and
+// the core whose word already says Running(id).
 type ownerStart struct {
-	w *worker
-	c *core
+	id uint64
+	c  *core
 }
 
 // get takes an idle goroutine's channel, or returns nil if none waits.
@@ -93,37 +93,37 @@ func (p *gpool) close() {
 	p.n.Store(0)
 }
 
-// startWorker starts w as the owner of c, on an idle pooled goroutine if
-// there is one; the caller has already moved c.word to Running(w.id).
-func (e *Executor) startWorker(w *worker, c *core) {
+// startWorker starts an owner named id for c, on an idle pooled goroutine
+// if there is one; the caller has already moved c.word to Running(id).
+func (e *Executor) startWorker(id uint64, c *core) {
 	e.stats.workersStarted.Add(1)
 	if ch := e.pool.get(); ch != nil {
 		e.stats.reused.Add(1)
-		ch <- ownerStart{w, c} // capacity 1, and its goroutine waits on it: never blocks
+		ch <- ownerStart{id, c} // capacity 1, and its goroutine waits on it: never blocks
 		return
 	}
 	e.wg.Add(1)
-	go e.ownerLoop(ownerStart{w, c})
+	go e.ownerLoop(ownerStart{id, c})
 }
 
 // ownerLoop is an owner goroutine's life: workerMain for each owner it is
-// given, waiting in the pool in between. Each owner's worker record uses
-// this goroutine's wake channel, which the first owner to sleep makes
-// (sleep: most owners started for a burst of parks never sleep, as the
-// task they run parks in its turn): a token left over from an earlier
-// owner is harmless, since sleep re-checks the core's word after every
-// token. Its pool channel is made here, with the goroutine, and not when
-// it retires: a burst of retirements is a burst of wake-ups (the cancel
-// of a thousand sleepers), and an allocation there pays the garbage
-// collector's assists for the goroutines the burst started with.
+// given, waiting in the pool in between. The goroutine has one worker
+// record, made here with the goroutine, and starts it under each owner's
+// id (worker.start), so a hand-off in Park allocates nothing: its wake
+// channel, which the goroutine's first sleep makes (most owners started
+// for a burst of parks never sleep, as the task they run parks in its
+// turn), serves every later owner too. Its pool channel is made here as
+// well, and not when it retires: a burst of retirements is a burst of
+// wake-ups (the cancel of a thousand sleepers), and an allocation there
+// pays the garbage collector's assists for the goroutines the burst
+// started with.
 func (e *Executor) ownerLoop(s ownerStart) {
 	defer e.wg.Done()
-	var wake chan struct{}
+	w := new(worker)
 	next := make(chan ownerStart, 1)
 	for {
-		s.w.wake = wake // before the owner can sleep, so before any waker loads it
-		e.workerMain(s.w, s.c)
-		wake = s.w.wake // made by its sleep, if it slept
+		w.start(s.id)
+		e.workerMain(w, s.c)
 		if !e.pool.put(next) {
 			return
 		}
