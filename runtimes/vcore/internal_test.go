@@ -456,3 +456,53 @@ func TestWorkerOneLine(t *testing.T) {
 		t.Errorf("worker is %d bytes; want at most 64", got)
 	}
 }
+
+// TestIdleHandoff checks an idle goroutine's hand-off point (pool_park.go,
+// pool_chan.go in race builds) in both orders: a hand that comes before
+// the goroutine parks and one that comes after, and a close.
+func TestIdleHandoff(t *testing.T) {
+	c := new(core)
+	for _, early := range []bool{true, false} {
+		x := newIdle()
+		x.arm()
+		got := make(chan ownerStart, 1)
+		parked := make(chan struct{})
+		if early {
+			x.hand(ownerStart{7, c})
+		}
+		go func() {
+			close(parked)
+			s, ok := x.wait()
+			if !ok {
+				s.id = 0
+			}
+			got <- s
+		}()
+		<-parked
+		if !early {
+			time.Sleep(time.Millisecond) // mostly parked by now; either order must work
+			x.hand(ownerStart{7, c})
+		}
+		select {
+		case s := <-got:
+			if s.id != 7 || s.c != c {
+				t.Errorf("early=%v: got owner %d on %p; want 7 on %p", early, s.id, s.c, c)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("early=%v: the waiting goroutine was never handed its owner", early)
+		}
+	}
+	x := newIdle()
+	x.arm()
+	done := make(chan bool, 1)
+	go func() { _, ok := x.wait(); done <- ok }()
+	x.close()
+	select {
+	case ok := <-done:
+		if ok {
+			t.Error("wait after close: got ok; want false")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("close never ended the waiting goroutine")
+	}
+}
