@@ -25,7 +25,7 @@ func BenchmarkSelf(b *testing.B) {
 	r.init(8)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	w := &worker{id: 1, slot: -1}
+	w := testWorker(1)
 	r.add(w)
 	defer r.remove(w)
 	for b.Loop() {

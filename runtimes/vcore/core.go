@@ -135,10 +135,10 @@ func (c *core) init(id, cpuID, inboxSize int) {
 // worker, leaving the right one asleep for ever.
 func (e *Executor) wakeSleeper(c *core, w uint64) bool {
 	s := c.sleeper.Load()
-	if s == nil || s.id != ownerOf(w) {
+	if s == nil || s.id.Load() != ownerOf(w) {
 		return true // it will see the caller's stores itself; see above
 	}
-	if !c.word.CompareAndSwap(w, mkword(s.id, coreRunning)) {
+	if !c.word.CompareAndSwap(w, mkword(ownerOf(w), coreRunning)) {
 		return false
 	}
 	e.stats.wakes.Add(1)
@@ -194,11 +194,11 @@ func (e *Executor) rouse(c *core, w uint64) bool {
 	if stateOf(w) == coreSleeping {
 		return e.wakeSleeper(c, w)
 	}
-	nw := e.newWorker()
-	if !c.word.CompareAndSwap(w, mkword(nw.id, coreRunning)) {
+	id := e.newID()
+	if !c.word.CompareAndSwap(w, mkword(id, coreRunning)) {
 		return false
 	}
-	e.startWorker(nw, c)
+	e.startWorker(id, c)
 	return true
 }
 
@@ -245,10 +245,11 @@ func (e *Executor) inboxesEmpty() bool {
 // wake-up is an OS wake-up of that very thread (a futex wake on Linux,
 // tens of µs), which is why findWork spins first.
 func (e *Executor) sleep(w *worker, c *core) bool {
-	running, sleeping := mkword(w.id, coreRunning), mkword(w.id, coreSleeping)
+	id := w.id.Load()
+	running, sleeping := mkword(id, coreRunning), mkword(id, coreSleeping)
 	if w.wake == nil {
-		// Made on the first sleep (ownerLoop), before the CAS that lets a
-		// waker find w (through c.sleeper, stored after it): no waker
+		// Made on the goroutine's first sleep, before the CAS that lets
+		// a waker find w (through c.sleeper, stored after it): no waker
 		// can have loaded w.wake yet.
 		w.wake = make(chan struct{}, 1)
 	}

@@ -218,7 +218,17 @@
 //
 // It stays behind on CancelFanout (waking a thousand parked tasks, each a
 // goroutine that takes a core back or finishes coreless) and on
-// WaitersStorm. On SleepWake (a 1 µs timer sleep) both backends
+// WaitersStorm. Each parked task is a parked goroutine, so each wake is a
+// goready on the waker's P: it touches the woken goroutine's g, cold once
+// thousands are parked, and puts it on a run queue that the other P
+// steals from; the woken goroutine then costs a pass through the Go
+// scheduler, and its end a release of its parent's hold and of
+// active_tasks, read-modify-writes on lines both Ps write. With tens of
+// thousands of children the cancel walk itself, which runs on one P,
+// becomes most of the op. The stealing backend's wake of a suspended
+// coroutine is a push to its ready queue, its woken coroutines run by
+// coroutine switches without the Go scheduler, and its workers batch the
+// parents' releases. On SleepWake (a 1 µs timer sleep) both backends
 // keep the sleeper spinning for its short timer (timer.go here,
 // timerwait.go there) instead of leaving the wake-up to the OS.
 package vcore

@@ -246,7 +246,7 @@ func (e *Executor) putNext(w *worker, t *kc.Task) nextResult {
 	default:
 		return nextNone
 	}
-	if c.word.Load() != mkword(w.id, coreRunning) {
+	if c.word.Load() != mkword(w.id.Load(), coreRunning) {
 		e.kick(c)
 	}
 	return nextPut

@@ -27,8 +27,8 @@ const poolMax = 1024
 // up to poolMax of them, until Close.
 type gpool struct {
 	mu     sync.Mutex
-	idle   []chan ownerStart // each idle goroutine's own channel (capacity 1); under mu
-	closed bool              // set by close; under mu
+	idle   []*idle // each idle goroutine's hand-off point (pool_park.go); under mu
+	closed bool    // set by close; under mu
 
 	// n is len(idle), stored under mu after every change of idle; put
 	// loads it without mu to turn a retiring goroutine away from a full
@@ -42,31 +42,33 @@ type gpool struct {
 	_ cpu.CacheLinePad
 }
 
-// ownerStart is what an owner goroutine needs to start: its worker record
-// and the core whose word already says Running(w.id).
+// ownerStart is what an owner goroutine needs to start: its owner id and
+// the core whose word already says Running(id).
 type ownerStart struct {
-	w *worker
-	c *core
+	id uint64
+	c  *core
 }
 
-// get takes an idle goroutine's channel, or returns nil if none waits.
-func (p *gpool) get() chan ownerStart {
+// get takes an idle goroutine's hand-off point, or returns nil if none
+// waits.
+func (p *gpool) get() *idle {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := len(p.idle)
 	if n == 0 {
 		return nil
 	}
-	ch := p.idle[n-1]
+	x := p.idle[n-1]
 	p.idle[n-1] = nil
 	p.idle = p.idle[:n-1]
 	p.n.Store(int32(n - 1))
-	return ch
+	return x
 }
 
-// put offers the calling goroutine, reachable through ch, for reuse. It
-// reports false if the pool is full or closed: the goroutine then ends.
-func (p *gpool) put(ch chan ownerStart) bool {
+// put offers the calling goroutine, reachable through x, for reuse: it
+// arms x and adds it to the pool. It reports false if the pool is full or
+// closed: the goroutine then ends.
+func (p *gpool) put(x *idle) bool {
 	if p.n.Load() >= poolMax {
 		return false
 	}
@@ -75,60 +77,62 @@ func (p *gpool) put(ch chan ownerStart) bool {
 	if p.closed || len(p.idle) >= poolMax {
 		return false
 	}
-	p.idle = append(p.idle, ch)
+	x.arm() // only once admitted: a goroutine turned away never touches x
+	p.idle = append(p.idle, x)
 	p.n.Store(int32(len(p.idle)))
 	return true
 }
 
-// close ends every idle goroutine (its channel is closed) and makes every
-// later put fail. Close calls it once no owner can be started any more.
+// close ends every idle goroutine (its hand-off point is closed) and makes
+// every later put fail. Close calls it once no owner can be started any
+// more.
 func (p *gpool) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
-	for _, ch := range p.idle {
-		close(ch)
+	for _, x := range p.idle {
+		x.close()
 	}
 	p.idle = nil
 	p.n.Store(0)
 }
 
-// startWorker starts w as the owner of c, on an idle pooled goroutine if
-// there is one; the caller has already moved c.word to Running(w.id).
-func (e *Executor) startWorker(w *worker, c *core) {
+// startWorker starts an owner named id for c, on an idle pooled goroutine
+// if there is one; the caller has already moved c.word to Running(id).
+func (e *Executor) startWorker(id uint64, c *core) {
 	e.stats.workersStarted.Add(1)
-	if ch := e.pool.get(); ch != nil {
+	if x := e.pool.get(); x != nil {
 		e.stats.reused.Add(1)
-		ch <- ownerStart{w, c} // capacity 1, and its goroutine waits on it: never blocks
+		x.hand(ownerStart{id, c}) // never blocks
 		return
 	}
 	e.wg.Add(1)
-	go e.ownerLoop(ownerStart{w, c})
+	go e.ownerLoop(ownerStart{id, c})
 }
 
 // ownerLoop is an owner goroutine's life: workerMain for each owner it is
-// given, waiting in the pool in between. Each owner's worker record uses
-// this goroutine's wake channel, which the first owner to sleep makes
-// (sleep: most owners started for a burst of parks never sleep, as the
-// task they run parks in its turn): a token left over from an earlier
-// owner is harmless, since sleep re-checks the core's word after every
-// token. Its pool channel is made here, with the goroutine, and not when
-// it retires: a burst of retirements is a burst of wake-ups (the cancel
-// of a thousand sleepers), and an allocation there pays the garbage
-// collector's assists for the goroutines the burst started with.
+// given, waiting in the pool in between. The goroutine has one worker
+// record, made here with the goroutine, and starts it under each owner's
+// id (worker.start), so a hand-off in Park allocates nothing: its wake
+// channel, which the goroutine's first sleep makes (most owners started
+// for a burst of parks never sleep, as the task they run parks in its
+// turn), serves every later owner too. Its hand-off point is made here as
+// well, and not when it retires: a burst of retirements is a burst of
+// wake-ups (the cancel of a thousand sleepers), and an allocation there
+// pays the garbage collector's assists for the goroutines the burst
+// started with.
 func (e *Executor) ownerLoop(s ownerStart) {
 	defer e.wg.Done()
-	var wake chan struct{}
-	next := make(chan ownerStart, 1)
+	w := new(worker)
+	x := newIdle()
 	for {
-		s.w.wake = wake // before the owner can sleep, so before any waker loads it
-		e.workerMain(s.w, s.c)
-		wake = s.w.wake // made by its sleep, if it slept
-		if !e.pool.put(next) {
+		w.start(s.id)
+		e.workerMain(w, s.c)
+		if !e.pool.put(x) {
 			return
 		}
 		var ok bool
-		if s, ok = <-next; !ok {
+		if s, ok = x.wait(); !ok {
 			return
 		}
 	}

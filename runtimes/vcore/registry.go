@@ -7,31 +7,49 @@ import (
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
-// worker is one owner goroutine's record. A goroutine keeps its worker for
-// one run of workerMain (ownerLoop may then reuse the goroutine for another
-// worker): while it owns a core, after it hands the core off in Park (its
-// body goes on unlocked), and after sysmon takes the core away.
+// worker is one owner goroutine's record. A goroutine keeps one worker for
+// its whole life and gives it a fresh id for each owner it is (start): for
+// one run of workerMain it owns a core, hands the core off in Park (its
+// body goes on unlocked), or has the core taken away by sysmon; ownerLoop
+// then starts it as another owner, under a new id, from the pool.
 //
-// The zero worker is unusable (id 0 means "no owner"); newWorker makes one.
 // Every field but id and wake is touched only by the goroutine itself, so
 // none needs a lock or an atomic; other goroutines learn about ownership
-// from core.word, never from here.
+// from core.word, never from here. A waker reaches a worker only through
+// core.sleeper, which may still name the record after its goroutine has
+// moved on to a new id: id is atomic for that load, and a stale record
+// whose id no longer matches the core's word is ignored (wakeSleeper).
+//
+// The fields fit one cache line (64 bytes on 64-bit platforms, the
+// allocator's 64-byte size class, so the record never straddles two lines):
+// a parked task's goroutine woken after a long wait (the walk of a
+// cancelled scope wakes thousands) touches kw, role and core on its way
+// out, and each line of its record it touches is a cache miss.
 type worker struct {
-	id     uint64     // immutable, > 0, unique in its executor
-	role   workerRole // see workerRole
-	core   *core      // the core it locked its thread for, or nil (coreless)
-	locked bool       // LockOSThread is in effect (not loosened, idle.go); then core != nil
-	slot   int        // registry slot while registered, else -1
-	tick   uint32     // polls, for the fairness rule (worker.go)
-	due    int64      // mono time the short timer its task armed last is due, 0 if none (timer.go)
-	kw     kc.Worker  // releases of its tasks' parents, batched; flushed before it waits for work or exits
+	kw   kc.Worker // releases of its tasks' parents, batched; flushed before it waits for work or exits
+	core *core     // the core it locked its thread for, or nil (coreless)
 
 	// wake (capacity 1) is the sleep token: sent by the winner of the CAS
 	// Sleeping(id) -> Running(id) on the core this worker sleeps on
 	// (Executor.wakeSleeper), received only by this goroutine, in sleep.
-	// The goroutine's (ownerLoop passes it from owner to owner); nil until
-	// its first sleep makes it, before the CAS that lets a waker find w.
+	// nil until the goroutine's first sleep makes it, before the CAS that
+	// lets a waker find w; then kept for every later owner of the
+	// goroutine, so a token sent to an earlier one may be left in it
+	// (sleep re-checks the core's word after every token).
 	wake chan struct{}
+
+	due int64 // mono time the short timer its task armed last is due, 0 if none (timer.go)
+
+	// id names the current owner in core.word: > 0 and unique in its
+	// executor for each start. Stored by the goroutine itself (start)
+	// before it publishes the record anywhere for that id; loaded by
+	// wakers through core.sleeper (wakeSleeper).
+	id atomic.Uint64
+
+	slot   int32      // registry slot while registered, else -1
+	tick   uint16     // polls, for the fairness rule (worker.go); wraps harmlessly
+	role   workerRole // see workerRole
+	locked bool       // LockOSThread is in effect (not loosened, idle.go); then core != nil
 }
 
 // workerRole is what an owner goroutine is at a given moment. Only the
@@ -131,7 +149,7 @@ func (r *registry) add(w *worker) {
 			continue
 		}
 		s.w.Store(w)
-		w.slot = i
+		w.slot = int32(i)
 		for {
 			h := r.hwm.Load()
 			if int32(i) < h || r.hwm.CompareAndSwap(h, int32(i)+1) {

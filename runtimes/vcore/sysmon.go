@@ -144,12 +144,12 @@ func (e *Executor) retake(now time.Time, last *time.Time) (did, capped bool) {
 		if now.Sub(*last) < e.cfg.scaleEvery {
 			continue
 		}
-		nw := e.newWorker()
-		if c.word.CompareAndSwap(old, mkword(nw.id, coreRunning)) {
+		id := e.newID()
+		if c.word.CompareAndSwap(old, mkword(id, coreRunning)) {
 			e.retaken.Add(1)
 			e.stats.retakes.Add(1)
 			*last, c.seenAt = now, now
-			e.startWorker(nw, c)
+			e.startWorker(id, c)
 			did = true
 		}
 	}

@@ -57,7 +57,7 @@ func (e *Executor) awaitTimer(w *worker, p *kc.Parker) sleepq.ShortWait {
 	if due == 0 {
 		return sleepq.ShortNone // every Park without a short timer: nothing more
 	}
-	c, me := w.core, mkword(w.id, coreRunning)
+	c, me := w.core, mkword(w.id.Load(), coreRunning)
 	busy := func() bool { return e.holdsWork(c) || c.word.Load() != me }
 	r := sleepq.AwaitShort(due, e.cfg.spin, p.Spin, busy)
 	if r == sleepq.ShortWoken {

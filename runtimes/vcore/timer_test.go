@@ -120,9 +120,9 @@ func TestAwaitTimerExits(t *testing.T) {
 	}
 	defer ex.Close()
 	c := &ex.cores[0]
-	w := ex.newWorker()
+	w := testWorker(ex.newID())
 	w.core, w.role = c, roleOwner
-	c.word.Store(mkword(w.id, coreRunning))
+	c.word.Store(mkword(w.id.Load(), coreRunning))
 	defer c.word.Store(mkword(0, coreFree))
 	var p kc.Parker // never woken
 
@@ -138,7 +138,7 @@ func TestAwaitTimerExits(t *testing.T) {
 		{"work queued", func() int64 { return sleepq.Now() + int64(500*time.Microsecond) },
 			func() { c.inbox.push(new(kc.Task)) }, func() { c.inbox.pop() }, sleepq.ShortBusy},
 		{"core taken", func() int64 { return sleepq.Now() + int64(500*time.Microsecond) },
-			func() { c.word.Store(mkword(w.id+1, coreRunning)) }, func() { c.word.Store(mkword(w.id, coreRunning)) }, sleepq.ShortBusy},
+			func() { c.word.Store(mkword(w.id.Load()+1, coreRunning)) }, func() { c.word.Store(mkword(w.id.Load(), coreRunning)) }, sleepq.ShortBusy},
 		{"never woken", func() int64 { return sleepq.Now() + int64(100*time.Microsecond) }, nil, nil, sleepq.ShortLate},
 	}
 	for _, tc := range cases {

@@ -11,10 +11,17 @@ import (
 // looks at the global queue before its own inbox.
 const fairEvery = 61
 
-// newWorker returns a fresh worker record; its wake channel is the
-// goroutine's that will run it (ownerLoop).
-func (e *Executor) newWorker() *worker {
-	return &worker{id: e.nextID.Add(1), slot: -1}
+// newID returns a fresh owner id: the id of the owner a core's word is
+// about to name (its CAS to Running), whose goroutine then starts under it
+// (startWorker, worker.start).
+func (e *Executor) newID() uint64 { return e.nextID.Add(1) }
+
+// start readies w, the calling goroutine's own record, to be the owner
+// named id: the record of its previous owner, if any, has ended (exit
+// flushed kw and unregistered it). The wake channel stays the goroutine's.
+func (w *worker) start(id uint64) {
+	w.id.Store(id) // before c.sleeper can name w under id (sleep stores it later)
+	w.core, w.due, w.slot, w.tick, w.role, w.locked = nil, 0, -1, 0, roleOwner, false
 }
 
 // workerMain is an owner goroutine: it locks its thread, runs tasks from its
@@ -78,7 +85,7 @@ func (e *Executor) unlock(w *worker) {
 // lost reports whether sysmon took w's core away; if so it unlocks w, which
 // then no longer counts against the temporary-worker bound.
 func (e *Executor) lost(w *worker) bool {
-	if ownerOf(w.core.word.Load()) == w.id {
+	if ownerOf(w.core.word.Load()) == w.id.Load() {
 		return false
 	}
 	e.unlock(w)
@@ -101,7 +108,7 @@ func (e *Executor) exit(w *worker) {
 	if e.stop.Load() {
 		// Nothing is queued once stop is set, so sysmon cannot retake c
 		// any more; the CAS is belt and braces.
-		c.word.CompareAndSwap(mkword(w.id, coreRunning), mkword(0, coreClosed))
+		c.word.CompareAndSwap(mkword(w.id.Load(), coreRunning), mkword(0, coreClosed))
 		return
 	}
 	e.giveAway(w, c)
@@ -121,7 +128,7 @@ func (e *Executor) adopt(w *worker) bool {
 // tryClaim takes c if it is Free.
 func (e *Executor) tryClaim(w *worker, c *core) bool {
 	old := c.word.Load()
-	if stateOf(old) != coreFree || !c.word.CompareAndSwap(old, mkword(w.id, coreRunning)) {
+	if stateOf(old) != coreFree || !c.word.CompareAndSwap(old, mkword(w.id.Load(), coreRunning)) {
 		return false
 	}
 	e.lock(w, c)
@@ -153,16 +160,16 @@ func (e *Executor) reacquire(w *worker, prev *core) {
 // work waits for it, else marks it Free. If c is no longer w's, sysmon took
 // it while w was stuck; w now holds no thread, so it leaves the bound.
 func (e *Executor) giveAway(w *worker, c *core) {
-	me := mkword(w.id, coreRunning)
+	me := mkword(w.id.Load(), coreRunning)
 	for {
 		if c.word.Load() != me {
 			e.retaken.Add(-1)
 			return
 		}
 		if e.holdsWork(c) {
-			nw := e.newWorker()
-			if c.word.CompareAndSwap(me, mkword(nw.id, coreRunning)) {
-				e.startWorker(nw, c)
+			id := e.newID()
+			if c.word.CompareAndSwap(me, mkword(id, coreRunning)) {
+				e.startWorker(id, c)
 				return
 			}
 			continue
