@@ -27,46 +27,15 @@ func TestChanPingPongNoAllocs(t *testing.T) {
 			if !withJobs {
 				me = nil
 			}
-			echo := func(c *kc.Job) error {
-				for {
-					v, err := ping.Recv(c)
-					if errors.Is(err, kc.ErrClosed) {
-						return nil
-					}
-					if err != nil {
-						return err
-					}
-					if err := pong.Send(c, v+1); err != nil {
-						return err
-					}
-				}
-			}
 			if withJobs {
-				if _, err := j.Launch(echo); err != nil {
+				if _, err := j.Launch(echo(ping, pong)); err != nil {
 					return err
 				}
 			} else {
-				go echo(nil)
+				go echo(ping, pong)(nil)
 			}
 			defer ping.Close()
-			bad := 0
-			round := func() {
-				if ping.Send(me, 1) != nil {
-					bad++
-				}
-				if v, err := pong.Recv(me); err != nil || v != 2 {
-					bad++
-				}
-			}
-			for range 10 {
-				round() // warm: both channels get their own nodes
-			}
-			if got := testing.AllocsPerRun(1000, round); got >= 0.01 {
-				t.Errorf("jobs=%v: %.3f allocs per round trip; want 0", withJobs, got)
-			}
-			if bad != 0 {
-				t.Errorf("jobs=%v: %d round trips failed", withJobs, bad)
-			}
+			expectNoAllocs(t, fmt.Sprintf("jobs=%v: round trip", withJobs), 1000, pingRound(me, ping, pong))
 			return nil
 		})
 		if err != nil {
@@ -103,41 +72,11 @@ func TestChanNoAllocsAfterCancelledWait(t *testing.T) {
 		if err := waiter.Join(j); !errors.Is(err, kc.ErrCancelled) {
 			return fmt.Errorf("cancelled Recv: %v; want ErrCancelled", err)
 		}
-		if _, err := j.Launch(func(c *kc.Job) error {
-			for {
-				v, err := ping.Recv(c)
-				if errors.Is(err, kc.ErrClosed) {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				if err := pong.Send(c, v+1); err != nil {
-					return err
-				}
-			}
-		}); err != nil {
+		if _, err := j.Launch(echo(ping, pong)); err != nil {
 			return err
 		}
 		defer ping.Close()
-		bad := 0
-		round := func() {
-			if ping.Send(j, 1) != nil {
-				bad++
-			}
-			if v, err := pong.Recv(j); err != nil || v != 2 {
-				bad++
-			}
-		}
-		for range 10 {
-			round()
-		}
-		if got := testing.AllocsPerRun(1000, round); got >= 0.01 {
-			t.Errorf("%.3f allocs per round trip after a cancelled wait; want 0", got)
-		}
-		if bad != 0 {
-			t.Errorf("%d round trips failed", bad)
-		}
+		expectNoAllocs(t, "round trip after a cancelled wait", 1000, pingRound(j, ping, pong))
 		return nil
 	})
 	if err != nil {
@@ -174,29 +113,75 @@ func TestChanBufferedNoAllocs(t *testing.T) {
 			return err
 		}
 		defer more.Close()
-		bad := 0
-		round := func() {
-			if more.Send(j, 64) != nil {
-				bad++
+		expectNoAllocs(t, "64 values", 200, func() error {
+			if err := more.Send(j, 64); err != nil {
+				return err
 			}
 			for range 64 {
 				if _, err := ch.Recv(j); err != nil {
-					bad++
+					return err
 				}
 			}
-		}
-		for range 10 {
-			round()
-		}
-		if got := testing.AllocsPerRun(200, round); got >= 0.01 {
-			t.Errorf("%.3f allocs per 64 values; want 0", got)
-		}
-		if bad != 0 {
-			t.Errorf("%d operations failed", bad)
-		}
+			return nil
+		})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// echo returns a body that answers every value v received on ping with
+// v+1 on pong, until ping is closed.
+func echo(ping, pong *kc.Chan[int]) kc.Func {
+	return func(c *kc.Job) error {
+		for {
+			v, err := ping.Recv(c)
+			if errors.Is(err, kc.ErrClosed) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := pong.Send(c, v+1); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// pingRound returns one round trip by me (nil: a plain goroutine) to an
+// echo over ping and pong.
+func pingRound(me *kc.Job, ping, pong *kc.Chan[int]) func() error {
+	return func() error {
+		if err := ping.Send(me, 1); err != nil {
+			return err
+		}
+		if v, err := pong.Recv(me); err != nil || v != 2 {
+			return fmt.Errorf("pong: %d, %v; want 2", v, err)
+		}
+		return nil
+	}
+}
+
+// expectNoAllocs runs op 10 times to warm it up, then runs times under
+// testing.AllocsPerRun, and reports an error if op allocated or failed.
+// It calls no t.Fatal, so a job body may call it.
+func expectNoAllocs(t *testing.T, what string, runs int, op func() error) {
+	t.Helper()
+	var first error
+	call := func() {
+		if err := op(); err != nil && first == nil {
+			first = err
+		}
+	}
+	for range 10 {
+		call() // warm: the channels get their own wait nodes
+	}
+	if got := testing.AllocsPerRun(runs, call); got >= 0.01 {
+		t.Errorf("%s: %.3f allocs; want 0", what, got)
+	}
+	if first != nil {
+		t.Errorf("%s: %v", what, first)
 	}
 }
