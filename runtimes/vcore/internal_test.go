@@ -327,7 +327,11 @@ func TestSpawnDropsStale(t *testing.T) {
 
 // TestDropStale fills a core's inbox with Finished tasks, counted active
 // as Spawn counts them, then checks that dropStale empties it, ending each
-// for active_tasks, and sends nothing to the global queue.
+// for active_tasks, and sends nothing to the global queue. It does so
+// after Close, with no owner left: a live owner could pop an entry too and
+// end it only after the count is read, and Run returns before the owner
+// has ended the root task and the last child's stale next-slot entry, so
+// before Close the count moves under the test.
 func TestDropStale(t *testing.T) {
 	ex, err := New(Workers(1))
 	if err != nil {
@@ -351,6 +355,7 @@ func TestDropStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	testutil.Watchdog(t, 10*time.Second, func() { rt.Close() })
 	c := &ex.cores[0]
 	base := ex.active.Load()
 	for _, task := range done {
@@ -366,7 +371,6 @@ func TestDropStale(t *testing.T) {
 	if a := ex.active.Load(); a != base {
 		t.Errorf("active after dropStale: got %d; want %d (each dropped entry ended)", a, base)
 	}
-	testutil.Watchdog(t, 10*time.Second, func() { rt.Close() })
 }
 
 // awaitOnes launches n children returning 1 from j, awaiting each at once,
