@@ -301,6 +301,11 @@ func TestWakeSleeper(t *testing.T) {
 // goroutine registry keys the children go through the next slot instead
 // (TestNextSlotKeepsAwaitedChildren), so this reaches the inbox only where
 // regByG is false; TestDropStale covers dropStale on every architecture.
+// Through the next slot the global queue may get a child by design: one
+// that sat in the slot for two sysmon ticks (its parent's thread
+// descheduled between the Launch and the await, on a loaded machine) goes
+// there (moveStaleNext), and the parent then runs it inline, leaving its
+// entry stale. So only the inbox path is held to an empty global queue.
 func TestSpawnDropsStale(t *testing.T) {
 	ex, err := New(Workers(1))
 	if err != nil {
@@ -316,7 +321,7 @@ func TestSpawnDropsStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if overflowed {
+	if overflowed && !regByG {
 		t.Errorf("%d awaited children on one busy core: the global queue got some; want every one in the inbox", 4*ex.cfg.inboxSize)
 	}
 	testutil.Watchdog(t, 10*time.Second, func() { rt.Close() })
