@@ -301,6 +301,11 @@ func TestWakeSleeper(t *testing.T) {
 // goroutine registry keys the children go through the next slot instead
 // (TestNextSlotKeepsAwaitedChildren), so this reaches the inbox only where
 // regByG is false; TestDropStale covers dropStale on every architecture.
+// Through the next slot the global queue may get a child by design: one
+// that sat in the slot for two sysmon ticks (its parent's thread
+// descheduled between the Launch and the await, on a loaded machine) goes
+// there (moveStaleNext), and the parent then runs it inline, leaving its
+// entry stale. So only the inbox path is held to an empty global queue.
 func TestSpawnDropsStale(t *testing.T) {
 	ex, err := New(Workers(1))
 	if err != nil {
@@ -316,7 +321,7 @@ func TestSpawnDropsStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if overflowed {
+	if overflowed && !regByG {
 		t.Errorf("%d awaited children on one busy core: the global queue got some; want every one in the inbox", 4*ex.cfg.inboxSize)
 	}
 	testutil.Watchdog(t, 10*time.Second, func() { rt.Close() })
@@ -327,7 +332,11 @@ func TestSpawnDropsStale(t *testing.T) {
 
 // TestDropStale fills a core's inbox with Finished tasks, counted active
 // as Spawn counts them, then checks that dropStale empties it, ending each
-// for active_tasks, and sends nothing to the global queue.
+// for active_tasks, and sends nothing to the global queue. It does so
+// after Close, with no owner left: a live owner could pop an entry too and
+// end it only after the count is read, and Run returns before the owner
+// has ended the root task and the last child's stale next-slot entry, so
+// before Close the count moves under the test.
 func TestDropStale(t *testing.T) {
 	ex, err := New(Workers(1))
 	if err != nil {
@@ -351,6 +360,7 @@ func TestDropStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	testutil.Watchdog(t, 10*time.Second, func() { rt.Close() })
 	c := &ex.cores[0]
 	base := ex.active.Load()
 	for _, task := range done {
@@ -366,7 +376,6 @@ func TestDropStale(t *testing.T) {
 	if a := ex.active.Load(); a != base {
 		t.Errorf("active after dropStale: got %d; want %d (each dropped entry ended)", a, base)
 	}
-	testutil.Watchdog(t, 10*time.Second, func() { rt.Close() })
 }
 
 // awaitOnes launches n children returning 1 from j, awaiting each at once,

@@ -61,22 +61,38 @@ func TestShortSleepKeepsCore(t *testing.T) {
 // hands the core off instead of spinning. The child launched before the
 // sleep sits in the core's next slot, which only the core's owner takes
 // (sysmon would move it after a tick, long after the 1 ms sleep began).
+// A run can also count a timer wait without any spin: when the OS
+// deschedules the sleeper's thread in Park, after its spin for a partner
+// and before awaitTimer looks, until the timer has fired, awaitTimer finds
+// the wait woken and keeps the core at once (a loaded machine does that
+// about once in two thousand runs). A sleeper that spun while work waited
+// would do so in every run, so a run with a timer wait is done again, up
+// to three runs.
 func TestShortSleepYieldsToWork(t *testing.T) {
 	needGKeys(t)
-	ex, err := New(Workers(1), Spin(MaxSpin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runRoot(t, ex, func(j *kc.Job) error {
-		return j.Scope(func(s *kc.Job) error {
-			if _, err := s.Launch(func(*kc.Job) error { return nil }); err != nil {
-				return err
-			}
-			return s.Sleep(time.Millisecond)
+	const runs = 3
+	for run := 1; ; run++ {
+		ex, err := New(Workers(1), Spin(MaxSpin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runRoot(t, ex, func(j *kc.Job) error {
+			return j.Scope(func(s *kc.Job) error {
+				if _, err := s.Launch(func(*kc.Job) error { return nil }); err != nil {
+					return err
+				}
+				return s.Sleep(time.Millisecond)
+			})
 		})
-	})
-	if st := ex.Stats(); st.TimerWaits != 0 || st.Handoffs == 0 {
-		t.Errorf("sleep with a child queued: TimerWaits %d, Handoffs %d; want a hand-off and no spin", st.TimerWaits, st.Handoffs)
+		st := ex.Stats()
+		if st.TimerWaits == 0 && st.Handoffs != 0 {
+			return
+		}
+		if run == runs {
+			t.Errorf("sleep with a child queued, in each of %d runs: TimerWaits %d, Handoffs %d in the last; want a hand-off and no spin", runs, st.TimerWaits, st.Handoffs)
+			return
+		}
+		t.Logf("run %d: TimerWaits %d, Handoffs %d; running again", run, st.TimerWaits, st.Handoffs)
 	}
 }
 
