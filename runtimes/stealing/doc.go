@@ -178,21 +178,19 @@
 //
 // # Blocking
 //
-// Waits that do not suspend a coroutine (see Parking) compensate rather
-// than switch stacks. Park first yields once (Parker.SpinLocal, through
-// its P's local run queue, so a ping-pong stays on one P; once, so that a
-// pair whose yielder another P stole parks, and its partner's wake brings
-// it back to the partner's P), since the partner of a channel wait often
-// answers at once, and
-// the channel then skips its cancel hook (Parker.Wait registers it only
-// when the wait blocks); if the wake has not come, it gives the worker's
-// running slot back and, if work is queued, wakes or starts another
+// Waits that do not suspend a coroutine (see Parking) compensate rather than
+// switch stacks. Park first yields once (Parker.SpinLocal, through its P's
+// local run queue, so a ping-pong stays on one P; once, so that a pair whose
+// yielder another P stole parks, and its partner's wake brings it back to
+// the partner's P), since the partner of a channel wait often answers at
+// once, and the channel then skips its cancel hook (Parker.Wait registers it
+// only when the wait blocks); if the wake has not come, it gives the
+// worker's running slot back and, if work is queued, wakes or starts another
 // worker. A Park from a goroutine that is not a worker just waits. On
-// wake-up the task finishes without a slot, recorded as one unit of debt
-// on a per-P shard; the next worker to end a task (workers are
-// interchangeable) pays it by going to the idle pool (at most target idle
-// workers are kept; more exit), so a mass wake-up touches no shared
-// counter.
+// wake-up the task finishes without a slot, recorded as one unit of debt on
+// a per-P shard; the next worker to end a task (workers are interchangeable)
+// pays it by going to the idle pool (at most target idle workers are kept;
+// more exit), so a mass wake-up touches no shared counter.
 //
 // Blocking it cannot see (a Go channel, a mutex, a syscall in a body) is
 // handled by the monitor goroutine (monitor.go): while work is queued it

@@ -31,14 +31,14 @@
 // each documented with its legal moves), changed only by CAS. An owner holds
 // its thread locked while it runs a task. With nothing to do it unlocks it
 // (unless pinned) and keeps its core and yields its P; then, if fewer than
-// half the cores' owners spin (pinned ones always do), it spins for the
-// Spin budget (default 20 µs, yielding every 16 polls), and sleeps on its
-// wake channel, at once if it may not spin; whoever moves the core from
-// Sleeping back to Running sends the token (a pusher that sees Sleeping
-// does), and a pusher that finds a core Free starts an owner for it. Sleeping and waking are a Dekker handshake
-// over sequentially consistent atomics (core.go). Owner goroutines are
-// pooled: one whose owner ends waits for the next owner to start instead of
-// ending.
+// half the cores' owners spin (pinned ones always do), it spins for the Spin
+// budget (default 20 µs, yielding every 16 polls), and sleeps on its wake
+// channel, at once if it may not spin; whoever moves the core from Sleeping
+// back to Running sends the token (a pusher that sees Sleeping does), and a
+// pusher that finds a core Free starts an owner for it. Sleeping and waking
+// are a Dekker handshake over sequentially consistent atomics (core.go).
+// Owner goroutines are pooled: one whose owner ends waits for the next owner
+// to start instead of ending.
 //
 // Park (executor.go, worker.go). A task that blocks in a kc wait cannot
 // leave its stack, so Park hands off the core, not the task, as Go's runtime
@@ -197,24 +197,24 @@
 //
 // # Where vcore stays behind the stealing backend
 //
-// (kcbench run -backends vcore,stealing measures both in one run;
+// (kcbench run -backends vcore,stealing measures both in one run, and its
+// report's section "Backends against the fastest backend" gives each ratio;
 // reports/baseline/report.md holds one such run.) On AwaitPending (an await
 // of a child just launched, which the awaiter runs inline), JobCreate,
 // FanOut, the channel workloads and NestedScopes, vcore is within about a
 // fifth of the stealing backend's time or ahead of it, and on JobCreate's
 // latency (a launch into a nursery and a join of it, one op at a time)
-// within about a third at p50, p90 and p99. That latency is set by where
-// the child runs: the joiner, coreless once a park of its found no core
-// free, sends each child to an inbox, where a spinning owner, or a
-// sleeping one woken onto the joiner's P, runs it; were every owner to
-// spin, the child would go mostly to a spinner on the other P and the
-// joiner would be woken there, each op crossing Ps (findWork says why at
-// most half spin). On
-// AwaitPending that takes the next slot: with the child in an inbox, much
-// of vcore's CPU time went to the ring's push and pop, the active_tasks add
-// and the child's claim, each on a cache line another core also writes, as
-// the idle core popped and dropped the stale entries. The next slot keeps
-// all of that on the parent's core.
+// within about a third at p50, p90 and p99. That latency is set by where the
+// child runs: the joiner, coreless once a park of its found no core free,
+// sends each child to an inbox, where a spinning owner, or a sleeping one
+// woken onto the joiner's P, runs it; were every owner to spin, the child
+// would go mostly to a spinner on the other P and the joiner would be woken
+// there, each op crossing Ps (findWork says why at most half spin). On
+// AwaitPending that takes the next slot: with the child in an inbox, much of
+// vcore's CPU time went to the ring's push and pop, the active_tasks add and
+// the child's claim, each on a cache line another core also writes, as the
+// idle core popped and dropped the stale entries. The next slot keeps all of
+// that on the parent's core.
 //
 // It stays behind on CancelFanout (waking a thousand parked tasks, each a
 // goroutine that takes a core back or finishes coreless) and on
