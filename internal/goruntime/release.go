@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// PlainRelease reports whether a plain store of a word is a release store,
+// plainRelease reports whether a plain store of a word is a release store,
 // which is so on amd64 (it does not reorder a store with earlier stores,
 // and the compiler keeps stores in program order around atomics), like
 // the Go runtime's atomic.StoreRel; there atomic.Store would be an XCHG,
@@ -14,16 +14,16 @@ import (
 // detector (which cannot see the ordering), StoreRel and StoreRelPointer
 // are atomic stores: on arm64 a store-release, which already does not
 // wait.
-const PlainRelease = !RaceEnabled && runtime.GOARCH == "amd64"
+const plainRelease = !RaceEnabled && runtime.GOARCH == "amd64"
 
 // StoreRel stores v into *p with release ordering: everything the caller
 // wrote before it is visible to a goroutine whose atomic load of *p sees
-// v. It is a plain store where PlainRelease holds, else p.Store(v). It
+// v. It is a plain store where plainRelease holds, else p.Store(v). It
 // gives no other ordering: a later load by the caller may be performed
 // before the store is visible to others (no sequential consistency), so
 // it must not be one half of a Dekker pair.
 func StoreRel(p *atomic.Uint32, v uint32) {
-	if !PlainRelease {
+	if !plainRelease {
 		p.Store(v)
 		return
 	}
@@ -33,7 +33,7 @@ func StoreRel(p *atomic.Uint32, v uint32) {
 // StoreRelPointer is StoreRel for a pointer (with the write barrier of a
 // pointer store).
 func StoreRelPointer[T any](p *atomic.Pointer[T], v *T) {
-	if !PlainRelease {
+	if !plainRelease {
 		p.Store(v)
 		return
 	}
