@@ -13,6 +13,7 @@ import (
 	"golang.org/x/perf/benchunit"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/cpuload"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/runner"
 )
@@ -74,17 +75,20 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, latency in
 	if cfg.Rows, cfg.Latency, err = commonRows(drivers, cfg.Rows, cfg.Latency, stderr); err != nil {
 		return err
 	}
+	meter, merr := cpuload.Start()
 	res, err := ab.Run(ctx, cfg)
 	if err != nil {
 		return failure(err)
 	}
+	closeDrivers(drivers) // waited for, their CPU time is kcbench's own
+	load := loadLine(meter, merr)
 	var inputs []gate.ABInput
 	for _, r := range res.Rows {
 		// benchfmt's tidying: ns/op is sec/op, p50-ns is p50-sec.
 		scale, unit := benchunit.Tidy(1, r.Unit)
 		inputs = append(inputs, gate.ABInput{Name: r.Name, Unit: unit, Base: scaled(r.Ns[0], scale), Head: scaled(r.Ns[1], scale)})
 	}
-	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed}, opts)
+	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed, Load: load}, opts)
 	return writeGate(stdout, rep)
 }
 

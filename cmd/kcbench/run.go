@@ -38,7 +38,8 @@ It writes into the output directory:
   report.md        the report (see "kcbench report"), with the charts
   *.png, *.svg     the charts (see "kcbench plot")
   conformance.md   the conformance matrix
-  machine.md       the machine (CPU count, memory, kernel) and command line
+  machine.md       the machine (CPU count, memory, kernel), the command line
+                   and, on Linux, other processes' CPU load during the run
 and prints the files it wrote. Progress goes to stderr: one line updated
 in place on a terminal, else one log line per benchmark run.
 

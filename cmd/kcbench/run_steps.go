@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/cpuload"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/matrix"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/plot"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/report"
@@ -71,7 +72,9 @@ func benchmarkAndReport(stderr io.Writer, items []runner.Item, f runFlags) ([]st
 		Env:      runner.Environment(version),
 		Progress: runner.NewReporter(stderr, isTerminal(stderr)),
 	}
+	meter, merr := cpuload.Start()
 	out, runErr := runner.Run(items, cfg)
+	load := loadLine(meter, merr)
 	if out == nil {
 		return nil, runErr
 	}
@@ -87,7 +90,7 @@ func benchmarkAndReport(stderr io.Writer, items []runner.Item, f runFlags) ([]st
 	}
 	written := []string{resultsPath}
 	machinePath := filepath.Join(f.dir, "machine.md")
-	machine := runner.Machine(cfg.Env, append([]string{"kcbench", "run"}, f.args...), time.Now())
+	machine := runner.Machine(cfg.Env, append([]string{"kcbench", "run"}, f.args...), time.Now(), load)
 	if err := os.WriteFile(machinePath, []byte(machine), 0o644); err != nil {
 		return written, err
 	}

@@ -30,6 +30,9 @@ type ABRun struct {
 	Sample     string        // one sample ("10ms", "1000x")
 	Order      string        // "ABBA", "AB"
 	Elapsed    time.Duration // wall time of the measuring
+	// Load describes how busy the machine was with other work while it
+	// measured (package cpuload), or why that is unknown; "" prints nothing.
+	Load string
 }
 
 // An ABRow is one judged row of an A/B run.
@@ -120,6 +123,9 @@ func (rep *ABReport) WriteText(w io.Writer) error {
 	var b strings.Builder
 	o, run := rep.Options, rep.Run
 	fmt.Fprintf(&b, "gate: %s (base) vs %s (head), paired %s rounds of %s samples\n", run.Base, run.Head, run.Order, run.Sample)
+	if run.Load != "" {
+		fmt.Fprintf(&b, "machine: %s\n", run.Load)
+	}
 	family := 0
 	for _, r := range rep.Rows {
 		if r.Judged.InFamily {

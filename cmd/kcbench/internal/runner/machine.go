@@ -12,9 +12,11 @@ import (
 // Machine renders machine.md: where and how a results file was made, so
 // that a baseline says which hardware its numbers hold for. It adds to e
 // what the results file's configuration lines do not carry: the CPU
-// count, memory, kernel, date and the command line, and on Linux whether
-// the kernel groups the scheduler's fairness by session (autogroup).
-func Machine(e Env, cmdline []string, now time.Time) string {
+// count, memory, kernel, date and the command line, on Linux whether
+// the kernel groups the scheduler's fairness by session (autogroup), and
+// load, how busy the machine was with other work during the benchmarks
+// (package cpuload; "" gives no row).
+func Machine(e Env, cmdline []string, now time.Time, load string) string {
 	var b strings.Builder
 	b.WriteString("# Machine\n\n")
 	b.WriteString("The results in this directory were measured here. Comparing them with\n")
@@ -31,14 +33,15 @@ func Machine(e Env, cmdline []string, now time.Time) string {
 		{"memory", memTotal()},
 		{"kernel", kernel()},
 		{"sched_autogroup", autogroup(autogroupFile)},
+		{"load during the benchmarks", load},
 		{"go version", e.GoVersion},
 		{"commit", e.Commit},
 		{"kcbench version", e.Version},
 	}
 	for _, r := range rows {
 		v := r[1]
-		if r[0] == "sched_autogroup" && v == "" {
-			continue // not Linux, or a kernel without it
+		if (r[0] == "sched_autogroup" || r[0] == "load during the benchmarks") && v == "" {
+			continue // not Linux, or a kernel without it; not measured
 		}
 		if v == "" {
 			v = "unknown"

@@ -211,12 +211,16 @@ func TestETA(t *testing.T) {
 
 func TestMachine(t *testing.T) {
 	md := Machine(Env{GOOS: "linux", GOARCH: "amd64", CPU: "Some|CPU", GOMAXPROCS: 2, Commit: "abc"},
-		[]string{"kcbench", "run", "-o", "x"}, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+		[]string{"kcbench", "run", "-o", "x"}, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), "other processes used 0.30 of 2 CPUs")
 	for _, want := range []string{"| date | 2026-01-02T03:04:05Z |", "| command | `kcbench run -o x` |",
-		`| cpu | Some\|CPU |`, "| gomaxprocs | 2 |", "| commit | abc |", "| kcbench version | unknown |"} {
+		`| cpu | Some\|CPU |`, "| gomaxprocs | 2 |", "| commit | abc |", "| kcbench version | unknown |",
+		"| load during the benchmarks | other processes used 0.30 of 2 CPUs |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("machine.md lacks %q:\n%s", want, md)
 		}
+	}
+	if md := Machine(Env{}, nil, time.Time{}, ""); strings.Contains(md, "load during") {
+		t.Errorf("machine.md without a load has a load row:\n%s", md)
 	}
 }
 

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package cpuload
+
+func read() (reading, error) { return reading{}, ErrUnsupported }
