@@ -15,6 +15,7 @@ import (
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/calibrate"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/cpuload"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
@@ -135,6 +136,7 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 		setup[i] = s
 		fmt.Fprintf(stderr, "%s: base %.1f ns/op, %.2f injection calls/op, %.2f ns a step: steps per call %v\n", row, s.BaseNs, s.CallsPerOp, stepNs, s.Steps)
 	}
+	meter, merr := cpuload.Start()
 	var trials []calibrate.ABTrial
 	for t := range c.trials {
 		tr := calibrate.ABTrial{AA: make([][]paired.Pair, len(rows)), Slowed: make([][][]paired.Pair, len(c.slowdowns))}
@@ -158,13 +160,16 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 		trials = append(trials, tr)
 		fmt.Fprintf(stderr, "trial %d of %d, %v\n", t+1, c.trials, time.Since(t0).Round(time.Second))
 	}
+	closeDrivers(drivers) // waited for, their CPU time is kcbench's own
+	drivers = nil
+	load := loadLine(meter, merr)
 	if c.raw != "" {
 		if err := writeRaw(c.raw, rows, c.slowdowns, trials); err != nil {
 			return err
 		}
 	}
 	res := calibrate.JudgeAB(setup, c.slowdowns, trials, paired.Options{Alpha: c.alpha, MaxRegress: c.maxRegress, Confidence: 0.95})
-	res.Sample, res.Elapsed = sampleName(cfg)+" "+orderName(cfg), time.Since(t0).Round(time.Second).String()
+	res.Sample, res.Elapsed, res.Load = sampleName(cfg)+" "+orderName(cfg), time.Since(t0).Round(time.Second).String(), load
 	if len(trials) >= 2 {
 		res.Noise = calibrate.Noise(rows, trials)
 	}

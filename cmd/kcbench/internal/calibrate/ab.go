@@ -76,6 +76,9 @@ type ABResult struct {
 	// Noise is the noise of every row (with two trials or more).
 	Noise   []RowNoise `json:"noise,omitempty"`
 	Elapsed string     `json:"elapsed"`
+	// Load describes how busy the machine was with other work during the
+	// trials (package cpuload), or why that is unknown; "" prints nothing.
+	Load string `json:"load,omitempty"`
 }
 
 // JudgeAB judges every trial as a gate run would: the A/A comparison of
@@ -219,6 +222,9 @@ func (r *ABResult) WriteText(w io.Writer) error {
 	}
 	if r.Elapsed != "" {
 		p("elapsed %s\n", r.Elapsed)
+	}
+	if r.Load != "" {
+		p("machine: %s\n", r.Load)
 	}
 	_, err := w.Write(b)
 	return err
