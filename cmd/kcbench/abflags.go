@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 )
 
 // abFlags are the measuring flags of the A/B commands (gate -base and
@@ -64,6 +65,9 @@ func (f *abFlags) config() (ab.Config, []string, error) {
 	}
 	if f.precision.v > 0 && f.budget == 0 {
 		return cfg, nil, usageError("-precision needs a -budget (the most time to spend reaching it)")
+	}
+	if f.count-f.discard < paired.MinPairs {
+		return cfg, nil, usageError("-count %d with -discard %d leaves %d pairs; the paired test needs at least %d", f.count, f.discard, f.count-f.discard, paired.MinPairs)
 	}
 	f.cpuList = nil
 	if f.cpus != "" {
