@@ -16,13 +16,14 @@ import (
 // Close returns with nothing active.
 //
 // The bound holds while the parent keeps its core, so sysmon may retake
-// no core here (noRetake). With the default, a loaded machine retakes the
-// parent's core in most runs: a parent running its children inline moves
-// no heartbeat, and once the OS deschedules its thread between a Spawn and
-// the Await for two sysmon ticks, moveStaleNext sends the child in the
-// slot to the global queue, and the same tick's retake finds work waiting
-// behind a core whose beat is old. The parent then runs without its core
-// and its spawns may go to the inboxes, by design.
+// no core here (noRetake). With the default, a loaded machine can still
+// retake the parent's core, rarely: a parent running its children inline
+// moves no heartbeat, and once the OS deschedules its thread between a
+// Spawn and the Await for two sysmon ticks, moveStaleNext sends the child
+// in the slot to the global queue; if no other owner has taken it by the
+// next tick, that tick's retake finds work waiting behind a core whose
+// beat is old. The parent then runs without its core and its spawns may
+// go to the inboxes, by design.
 func TestNextSlotKeepsAwaitedChildren(t *testing.T) {
 	if !regByG {
 		t.Skip("the next slot needs goroutine registry keys")

@@ -58,10 +58,9 @@ func (e *Executor) monSleep() bool {
 	}
 }
 
-// sysmon is spec 05's monitor: it finds cores whose owner has made no
-// progress (heartbeat unchanged for staleAfter) while work waits, and gives
-// each to a fresh owner, at most one per scaleEvery and while fewer than
-// maxTemp goroutines are stuck without their core. It runs unlocked.
+// sysmon is spec 05's monitor: the goroutine that runs tick every
+// sysmonMin to sysmonMax and sleeps while nothing is active. It runs
+// unlocked.
 func (e *Executor) sysmon() {
 	defer e.wg.Done()
 	m := &e.mon
@@ -70,8 +69,8 @@ func (e *Executor) sysmon() {
 	case <-m.quitc:
 		return
 	}
-	var lastRetake, idleSince time.Time
-	var helperRuns uint64 // helpers' heartbeat at the last help
+	var idleSince time.Time
+	var ts tickState
 	delay := sysmonMin
 	t := time.NewTimer(delay)
 	defer t.Stop()
@@ -99,11 +98,7 @@ func (e *Executor) sysmon() {
 		} else {
 			idleSince = time.Time{}
 		}
-		e.moveStaleNext()
-		did, capped := e.retake(now, &lastRetake)
-		if capped && e.help(&helperRuns) {
-			did = true
-		}
+		did := e.tick(now, &ts)
 		if did || !e.queuesEmpty() {
 			delay = sysmonMin
 		} else {
@@ -113,12 +108,53 @@ func (e *Executor) sysmon() {
 	}
 }
 
-// retake gives stuck cores new owners; it reports whether it did any, and
-// whether some core was stuck with work waiting while the bound on
-// retaken goroutines (TempWorkers) was reached (then sysmon starts helpers
-// instead, see help).
-func (e *Executor) retake(now time.Time, last *time.Time) (did, capped bool) {
+// tickState is what sysmon keeps from one tick to the next, besides the
+// per-core views in core.seen*. Only the sysmon goroutine touches it.
+type tickState struct {
+	lastRetake time.Time // when retake last gave a core a new owner
+	helperRuns uint64    // helpers' heartbeat at the last help
+}
+
+// tick is one round of spec 05's monitor at time now: it finds cores whose
+// owner has made no progress (heartbeat unchanged for staleAfter) while work
+// waits, and gives each to a fresh owner (retake), at most one per
+// scaleEvery and while fewer than maxTemp goroutines are stuck without
+// their core, past that bound starting helpers instead (help); and it sends
+// next-slot tasks that sat there since the previous tick to the global
+// queue (moveStaleNext). It reports whether it retook a core or started a
+// helper. Called by the sysmon goroutine only.
+//
+// Whether the global queue holds work is read before moveStaleNext runs,
+// so a task moved in this tick justifies no retake until the next tick.
+// Read after, a move would make its own core look stuck with work
+// waiting: a parent that runs its children inline moves no heartbeat, so
+// an owner the OS merely descheduled between a Launch and its Await for
+// two ticks would lose its core in the tick that moved its child, though
+// its child is already offered to every other owner (moveStaleNext wakes
+// one) and the parent mostly runs it itself once back. A truly stuck core
+// (its body blocked on a Go channel, a mutex, a syscall) is retaken one
+// tick later instead, if the moved task still waits then: sysmon polls
+// every sysmonMin while tasks are queued, so that is a delay of one tick
+// of sysmonMin, and only for a retake that the moved task alone would
+// justify. Work queued by any other path (a full inbox's overflow, a
+// stuck core's inbox) counts in the tick that first sees it.
+func (e *Executor) tick(now time.Time, s *tickState) (did bool) {
 	globalWaits := !e.global.empty()
+	e.moveStaleNext()
+	did, capped := e.retake(now, &s.lastRetake, globalWaits)
+	if capped && e.help(&s.helperRuns) {
+		did = true
+	}
+	return did
+}
+
+// retake gives stuck cores new owners: a Running core whose beat has not
+// moved for staleAfter while globalWaits (the global queue held work at the
+// start of the tick, see tick) or its inbox holds work. It reports whether
+// it retook any, and whether some core was stuck with work waiting while
+// the bound on retaken goroutines (TempWorkers) was reached (then sysmon
+// starts helpers instead, see help).
+func (e *Executor) retake(now time.Time, last *time.Time, globalWaits bool) (did, capped bool) {
 	for i := range e.cores {
 		c := &e.cores[i]
 		if b := c.beat.Load(); b != c.seenBeat || c.seenAt.IsZero() {
@@ -134,7 +170,8 @@ func (e *Executor) retake(now time.Time, last *time.Time) (did, capped bool) {
 			// slot does not count: it is mostly an awaited child its
 			// parent already ran (a parent running children inline
 			// moves no beat), and a live one moveStaleNext sends to
-			// the global queue after one tick.
+			// the global queue once it has sat there a whole tick,
+			// where it counts from the tick after (see tick).
 			continue
 		}
 		if e.retaken.Load() >= int64(e.cfg.maxTemp) {
@@ -172,10 +209,12 @@ func (e *Executor) queuesEmpty() bool {
 
 // moveStaleNext moves a task that has sat in a core's next slot since the
 // previous tick to the global queue and wakes an owner for it: its parent
-// went on without awaiting it, and no idle owner took it before sleeping
-// (stealNext), since they were asleep already. A Finished one is dropped,
-// its end for active_tasks. Tasks are garbage-collected Jobs, and
-// seenNext keeps the old one alive, so a match is the very same task.
+// went on without awaiting it (or, on a loaded machine, has not run since
+// it launched it), and no idle owner took it before sleeping (stealNext),
+// since they were asleep already. A Finished one is dropped, its end for
+// active_tasks. Tasks are garbage-collected Jobs, and seenNext keeps the
+// old one alive, so a match is the very same task. A moved task makes a
+// stuck core retakable only from the next tick on (see tick).
 func (e *Executor) moveStaleNext() {
 	for i := range e.cores {
 		c := &e.cores[i]
