@@ -313,29 +313,27 @@
 //     stays, into the cold stack, is the one that costs. The rest is spread
 //     over the walk, those resumes and the collector's scan of every parked
 //     coroutine's stack.
-//   - WaitersStorm (32 awaiters of one deferred). Most ops run on the
-//     worker of the P their root runs on: nearly all their tasks start
-//     there and their wake's chains are resumed there. Now and then a
-//     spawn or a wake finds the other worker idle and wakes it; it reaches
-//     the other P only once Go and the OS have scheduled it, long after,
-//     and then steals a share of a later op's awaiters (or a ready chain),
-//     so that op runs on both Ps, with the deferred's lock and the
-//     nursery's state word moving between the cores and the root polling
-//     for the awaiters still running over there. That costs more than it
-//     saves for 32 short tasks: with one worker, or with those wakes held
-//     back while a worker runs, the row is measurably faster, but a mass
-//     wake (CancelFanout) then lacks the second worker it needs, and
+//   - WaitersStorm (32 awaiters of one deferred). Most ops run on the worker of
+//     the P their root runs on: nearly all their tasks start there and their
+//     wake's chains are resumed there. Now and then a spawn or a wake finds the
+//     other worker idle and wakes it; it reaches the other P only once Go and
+//     the OS have scheduled it, long after, and then steals a share of a later
+//     op's awaiters (or a ready chain), so that op runs on both Ps, with the
+//     deferred's lock and the nursery's state word moving between the cores and
+//     the root polling for the awaiters still running over there. That costs
+//     more than it saves for 32 short tasks: with one worker, or with those
+//     wakes held back while a worker runs, the row is measurably faster, but a
+//     mass wake (CancelFanout) then lacks the second worker it needs, and
 //     spawned work would wait for the running worker instead of running in
-//     parallel. With one P the gap shrinks but stays. Per awaiter the executor pays four
-//     coroutine switches (out to the driver and into the next loop
-//     coroutine at the park, the same at the resume), the largest item,
-//     where the peer's goroutine takes two goroutine switches; the core
-//     pays a job (allocation, the nursery's hold taken and given back,
-//     Spawn and a pop) and the wait's registrations: on the deferred's
-//     list under its lock, the waiting job's listing on the nursery under
-//     the nursery's lock and its cancel hook under its own (both taken
-//     again at the end, to unlink the hook and to unlist the job), where
-//     the peer takes the channel's lock once.
+//     parallel. With one P the gap shrinks but stays. Per awaiter the executor
+//     pays four coroutine switches (out to the driver and into the next loop
+//     coroutine at the park, the same at the resume), the largest item, where
+//     the peer's goroutine takes two goroutine switches; the core pays a job
+//     (allocation, the nursery's hold taken and given back, Spawn and a pop) and
+//     the wait's registrations: on the deferred's list under its lock, the
+//     waiting job's listing on the nursery under the nursery's lock and its
+//     cancel hook under its own (both taken again at the end, to unlink the hook
+//     and to unlist the job), where the peer takes the channel's lock once.
 //   - JobCreate's latency (Launch into a nursery, then Join from outside
 //     it). The child goes through the executor, so the joiner parks (a
 //     switch out to the driver, one into the loop coroutine that runs the
