@@ -334,24 +334,27 @@
 //     waiting job's listing on the nursery under the nursery's lock and its
 //     cancel hook under its own (both taken again at the end, to unlink the hook
 //     and to unlist the job), where the peer takes the channel's lock once.
-//   - JobCreate's latency (Launch into a nursery, then Join from outside
-//     it). The child goes through the executor, so the joiner parks (a
-//     switch out to the driver, one into the loop coroutine that runs the
-//     child) and is woken (two more): four coroutine switches where the
-//     peer's go statement and WaitGroup.Wait take two goroutine switches.
-//     The child almost always runs on the joiner's worker, from its P's
-//     LIFO slot, and the joiner is resumed from its P's ready slot. The
-//     core's part (the job and its wait node, their allocation, locks and
-//     state words) is the largest share of the op, then the switches and
-//     the driver's hand-offs, then the rest of the executor (Spawn, the
-//     pops, the wake and ready checks). Its tail has two causes that the
-//     peer's op does not have. The op allocates its job (its wait node
-//     comes from the core's per-P cache), and after the collection that
-//     precedes the timed ops many of the heap's free pages are back with
-//     the OS, so an op that takes a new span page-faults. And the other worker, finding nothing, goes idle after
-//     its spin, so now and then a launch wakes it (a futex wake on the
-//     launching thread); keeping it spinning longer (naps of its thread)
-//     holds a P that timers and readied goroutines need.
+//   - JobCreate's latency (Launch into a nursery, then Join from outside it).
+//     The child goes through the executor, so the joiner parks (a switch out
+//     to the driver, one into the loop coroutine that runs the child) and is
+//     woken (two more): four coroutine switches where the peer's go statement
+//     and WaitGroup.Wait take two goroutine switches. The child almost always
+//     runs on the joiner's worker, from its P's LIFO slot, and the joiner is
+//     resumed from its P's ready slot. The core's part (the job and its wait
+//     node, their allocation, locks and state words) is the largest share of
+//     the op, then the switches and the driver's hand-offs, then the rest of
+//     the executor (Spawn, the pops, the wake and ready checks). Its tail has
+//     two causes that the peer's op does not have. The op allocates its job
+//     (its wait node comes from the core's per-P cache), and after the
+//     collection that precedes the timed ops many of the heap's free pages are
+//     back with the OS, so an op that takes a new span page-faults; the
+//     latency floor, which allocates a job-sized record per op and does
+//     nothing else, has that tail too (its p99 row sits above peer-go's, which
+//     allocates nothing), so no launch that allocates its job reaches
+//     peer-go's p99 on such a heap. And the other worker, finding nothing,
+//     goes idle after its spin, so now and then a launch wakes it (a futex
+//     wake on the launching thread); keeping it spinning longer (naps of its
+//     thread) holds a P that timers and readied goroutines need.
 //
 // A profile of a workload next to its best peer's shows where the time
 // goes, for example:
