@@ -56,12 +56,14 @@ const hookUnarmed = 255
 // (newChanWaiter, putChanWaiter).
 var selectWaiters = sync.Pool{New: func() any { return new(chanWaiter) }}
 
-// newChanWaiter returns a waiter for a Select by j that is about to block.
-func newChanWaiter(j *Job) *chanWaiter {
+// newChanWaiter returns a waiter for a Select by j that is about to block;
+// batch says whether one of its cases is on a buffered channel (Parker.Batch).
+func newChanWaiter(j *Job, batch bool) *chanWaiter {
 	w := selectWaiters.Get().(*chanWaiter)
 	w.job = j
 	w.p.init(j != nil)
 	w.p.quick = true
+	w.p.batch = batch
 	return w
 }
 
@@ -98,6 +100,7 @@ func (c *Chan[T]) newOp(j *Job, v T) *chanOp[T] {
 	op.w.job, op.v = j, v
 	op.w.p.init(j != nil)
 	op.w.p.quick = true
+	op.w.p.batch = len(c.buf) > 0
 	op.s.w, op.s.elem = &op.w, &op.v
 	return op
 }

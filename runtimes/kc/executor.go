@@ -119,8 +119,8 @@ func (t *Task) Finished() bool { return (*Job)(t).terminal() }
 // end, a channel counterpart, the waiter's cancellation, a timer). The
 // executor's part is Park calling Wait, or handing the wait off with Suspend;
 // the wake itself is the core's, and never blocks, so a backend's only hook
-// on the waker's side is the Resumer it gives Suspend. Worker, Quick and
-// Spin are hints for Park's bookkeeping.
+// on the waker's side is the Resumer it gives Suspend. Worker, Quick, Batch
+// and the spins are hints for Park's bookkeeping.
 //
 // The zero Parker is not ready for use; the core prepares every Parker it
 // hands to an executor.
@@ -138,6 +138,10 @@ type Parker struct {
 	reason atomic.Uint32
 	worker bool // immutable after init: see Worker
 	quick  bool // immutable after init: the wake usually comes at once (see Spin)
+	// batch is set, with quick, for a channel wait whose partner answers
+	// only after a run of operations of its own (see Batch). Written by
+	// the waiting goroutine before the wait is published, like quick.
+	batch bool
 	// arm tells Wait to register the cancel hook of the channel wait whose
 	// Parker p is (the first field of a chanWaiter) before it blocks (see
 	// chanWaiter.arm). A flag in padding, not a pointer, keeps every job
@@ -241,6 +245,10 @@ const spinLocalYields = 1
 // The stealing backend's Park uses it.
 func (p *Parker) SpinLocal() bool { return p.spin(goruntime.Yield, spinLocalYields) }
 
+// SpinBatch is SpinLocal for a Batch wait: a single yield too, but through
+// runtime.Gosched, as Spin yields. The stealing backend's Park uses it.
+func (p *Parker) SpinBatch() bool { return p.spin(runtime.Gosched, spinLocalYields) }
+
 // spin is Spin and SpinLocal, with yield for a yield of the processor, at
 // most n times.
 func (p *Parker) spin(yield func(), n int) bool {
@@ -249,6 +257,15 @@ func (p *Parker) spin(yield func(), n int) bool {
 	}
 	return p.woken()
 }
+
+// Batch reports whether p is a channel wait on a buffered channel (a Send
+// on a full buffer, a Recv on an empty one, a Select with a case on a
+// buffered channel): its partner usually answers within a few goroutine
+// switches, as for any quick wait, but only after a run of its own
+// operations (it fills or drains the buffer first), not at once as the
+// partner of a rendezvous does. An executor may spin differently for such
+// a wait (see the stealing backend's Park). Only a Quick wait is a batch one.
+func (p *Parker) Batch() bool { return p.batch }
 
 // Worker reports whether the goroutine that parks is running a task of the
 // executor (a job body, or a body run inline by one) rather than an outside

@@ -16,6 +16,7 @@ import (
 // once.
 type SelectCase interface {
 	mutex() *sync.Mutex // nil for a case on a nil channel
+	buffered() bool     // its channel has a buffer (see Parker.Batch)
 	// poll tries the case under its channel's mutex alone (see
 	// selectPoll): Select's first pass, before it locks every channel.
 	poll(j *Job) (selectPoll, error)
@@ -96,6 +97,7 @@ type recvCase[T any] struct {
 }
 
 func (rc *recvCase[T]) mutex() *sync.Mutex              { return chanMutex(rc.c) }
+func (rc *recvCase[T]) buffered() bool                  { return rc.c.Cap() > 0 }
 func (rc *recvCase[T]) poll(j *Job) (selectPoll, error) { return rc.c.poll(j, rc.s.elem, false) }
 func (rc *recvCase[T]) tryLocked() (bool, error, *chanWaiter) {
 	return rc.c.recvLocked(rc.s.elem)
@@ -113,6 +115,7 @@ type sendCase[T any] struct {
 }
 
 func (sc *sendCase[T]) mutex() *sync.Mutex              { return chanMutex(sc.c) }
+func (sc *sendCase[T]) buffered() bool                  { return sc.c.Cap() > 0 }
 func (sc *sendCase[T]) poll(j *Job) (selectPoll, error) { return sc.c.poll(j, sc.s.elem, true) }
 func (sc *sendCase[T]) tryLocked() (bool, error, *chanWaiter) {
 	return sc.c.sendLocked(sc.s.elem)
@@ -232,7 +235,14 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 		unlockAll(locks)
 		return -1, ErrWouldBlock
 	}
-	w := newChanWaiter(j)
+	batch := false
+	for _, c := range cases {
+		if c != nil && c.mutex() != nil && c.buffered() {
+			batch = true
+			break
+		}
+	}
+	w := newChanWaiter(j, batch)
 	for i, c := range cases {
 		if c != nil && c.mutex() != nil {
 			c.enqueueLocked(w, uint32(i))

@@ -184,7 +184,16 @@
 // yielder another P stole parks, and its partner's wake brings it back to
 // the partner's P), since the partner of a channel wait often answers at
 // once, and the channel then skips its cancel hook (Parker.Wait registers it
-// only when the wait blocks); if the wake has not come, it gives the
+// only when the wait blocks). A wait on a buffered channel (Parker.Batch: a
+// Send on a full buffer, a Recv on an empty one, a Select with a case on a
+// buffered channel) yields once through
+// runtime.Gosched instead (Parker.SpinBatch), as the goroutine and vcore
+// backends do: its partner answers only after filling or draining the
+// buffer, and the pair runs in batches on one P with either yield, but
+// with the local yield the runtime's other threads sleep, so each of the
+// few such waits that do park is readied with a futex wake of a sleeping
+// thread, on the running one (Gosched's wake of an idle P keeps one
+// spinning instead). If the wake has not come, it gives the
 // worker's running slot back and, if work is queued, wakes or starts another
 // worker. A Park from a goroutine that is not a worker just waits. On
 // wake-up the task finishes without a slot, recorded as one unit of debt on

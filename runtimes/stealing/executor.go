@@ -177,9 +177,22 @@ func (e *Executor) Park(p *kc.Parker) {
 		return // suspended and resumed: the driver kept the slot
 	}
 	// A partner that answers at once (a ping-pong, a request and its reply)
-	// wakes us within a goroutine switch: SpinLocal yields for it before we
-	// pay for a hand-off of the worker slot.
-	if p.SpinLocal() || !p.Worker() {
+	// wakes us within a goroutine switch: the spin yields once for it before
+	// we pay for a hand-off of the worker slot. The yield goes through the
+	// P's local run queue (SpinLocal), which keeps a ping-pong on one P,
+	// except for a wait on a buffered channel (Batch), whose yield goes
+	// through the global one (SpinBatch, runtime.Gosched; see the package
+	// doc, Blocking).
+	var woken bool
+	if p.Batch() {
+		if testHookBatchSpin != nil {
+			testHookBatchSpin(p)
+		}
+		woken = p.SpinBatch()
+	} else {
+		woken = p.SpinLocal()
+	}
+	if woken || !p.Worker() {
 		p.Wait() // if woken: at most a short wait for the signal, no compensation needed
 		return
 	}
@@ -195,6 +208,10 @@ func (e *Executor) Park(p *kc.Parker) {
 	procUnpin()
 	e.debt[pid%len(e.debt)].n.Add(1)
 }
+
+// testHookBatchSpin, if not nil, is called by Park with each Parker it
+// spins for with SpinBatch. Set only by tests, while no executor runs.
+var testHookBatchSpin func(*kc.Parker)
 
 // AfterFunc calls f on a goroutine of its own after d, unless the Timer
 // is stopped first, as time.AfterFunc does, but through the executor's
