@@ -181,25 +181,24 @@
 // Waits that do not suspend a coroutine (see Parking) compensate rather than
 // switch stacks. Park first yields once (Parker.SpinLocal, through its P's
 // local run queue, so a ping-pong stays on one P; once, so that a pair whose
-// yielder another P stole parks, and its partner's wake brings it back to
-// the partner's P), since the partner of a channel wait often answers at
-// once, and the channel then skips its cancel hook (Parker.Wait registers it
-// only when the wait blocks). A wait on a buffered channel (Parker.Batch: a
-// Send on a full buffer, a Recv on an empty one, a Select with a case on a
-// buffered channel) yields once through
-// runtime.Gosched instead (Parker.SpinBatch), as the goroutine and vcore
-// backends do: its partner answers only after filling or draining the
-// buffer, and the pair runs in batches on one P with either yield, but
-// with the local yield the runtime's other threads sleep, so each of the
-// few such waits that do park is readied with a futex wake of a sleeping
-// thread, on the running one (Gosched's wake of an idle P keeps one
-// spinning instead). If the wake has not come, it gives the
-// worker's running slot back and, if work is queued, wakes or starts another
-// worker. A Park from a goroutine that is not a worker just waits. On
-// wake-up the task finishes without a slot, recorded as one unit of debt on
-// a per-P shard; the next worker to end a task (workers are interchangeable)
-// pays it by going to the idle pool (at most target idle workers are kept;
-// more exit), so a mass wake-up touches no shared counter.
+// yielder another P stole parks, and its partner's wake brings it back to the
+// partner's P), since the partner of a channel wait often answers at once, and
+// the channel then skips its cancel hook (Parker.Wait registers it only when
+// the wait blocks). A wait on a buffered channel (Parker.Batch: a Send on a
+// full buffer, a Recv on an empty one, a Select with a case on a buffered
+// channel) yields once through runtime.Gosched instead (Parker.SpinBatch), as
+// the goroutine and vcore backends do: its partner answers only after filling
+// or draining the buffer, and the pair runs in batches on one P with either
+// yield, but with the local yield the runtime's other threads sleep, and the
+// few such waits that do park are then readied, as far as a count of the
+// process's futex calls shows, by waking a sleeping thread from the running one
+// (Gosched wakes an idle P, which keeps a thread spinning). If the wake has not
+// come, it gives the worker's running slot back and, if work is queued, wakes
+// or starts another worker. A Park from a goroutine that is not a worker just
+// waits. On wake-up the task finishes without a slot, recorded as one unit of
+// debt on a per-P shard; the next worker to end a task (workers are
+// interchangeable) pays it by going to the idle pool (at most target idle
+// workers are kept; more exit), so a mass wake-up touches no shared counter.
 //
 // Blocking it cannot see (a Go channel, a mutex, a syscall in a body) is
 // handled by the monitor goroutine (monitor.go): while work is queued it
