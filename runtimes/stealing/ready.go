@@ -11,7 +11,7 @@ import (
 // a wake that finds the slot's chain this long moves the whole chain to the
 // ready list (one mutex section per readyBatch wakes, when one cancel walk
 // wakes thousands) and starts a new one.
-const readyBatch = 8
+const readyBatch = 64
 
 // readySlot is the ready slot of one P, the coroutine counterpart of the Go
 // runtime's runnext: a chain (through coro.rnext, its length in the head's
