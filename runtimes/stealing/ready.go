@@ -10,8 +10,12 @@ import (
 // readyBatch is the longest chain of woken coroutines a ready slot holds:
 // a wake that finds the slot's chain this long moves the whole chain to the
 // ready list (one mutex section per readyBatch wakes, when one cancel walk
-// wakes thousands) and starts a new one.
-const readyBatch = 8
+// wakes thousands) and starts a new one. A long chain does not keep the
+// other workers waiting for the list: a spinning worker takes a slot's
+// whole chain, however short, in its last round (stealReady); the list's
+// chains matter while the other workers are busy, and then fewer, longer
+// ones cost fewer mutex sections.
+const readyBatch = 64
 
 // readySlot is the ready slot of one P, the coroutine counterpart of the Go
 // runtime's runnext: a chain (through coro.rnext, its length in the head's
