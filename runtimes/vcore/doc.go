@@ -221,15 +221,21 @@
 // goroutine that takes a core back or finishes coreless) and on
 // WaitersStorm. Each parked task is a parked goroutine, so each wake is a
 // goready on the waker's P: it touches the woken goroutine's g, cold once
-// thousands are parked, and puts it on a run queue that the other P
-// steals from; the woken goroutine then costs a pass through the Go
-// scheduler, and its end a release of its parent's hold and of
-// active_tasks, read-modify-writes on lines both Ps write. With tens of
-// thousands of children the cancel walk itself, which runs on one P,
-// becomes most of the op. The stealing backend's wake of a suspended
-// coroutine is a push to its ready queue, its woken coroutines run by
-// coroutine switches without the Go scheduler, and its workers batch the
-// parents' releases. On SleepWake (a 1 µs timer sleep) both backends
-// keep the sleeper spinning for its short timer (timer.go here,
-// timerwait.go there) instead of leaving the wake-up to the OS.
+// thousands are parked, and puts it on a run queue that overflows to Go's
+// global queue, where nearly all of a big walk's woken goroutines wait; each
+// then costs a pass through the Go scheduler (the queue pops and the first
+// reads of its cold g), a return into its cold stack, and a goroutine exit
+// or a park in the owner pool. Those per-task costs are what the stealing
+// backend does not pay; the releases of the parent's hold and of
+// active_tasks at a task's end are not the difference (a build without two
+// of those three releases measured no faster). The cancel walk runs on one
+// unlocked goroutine that the woken ones queue ahead of, so with tens of
+// thousands of children the walk spans most of the op. The stealing
+// backend's wake of a suspended coroutine is a push to its ready queue, and
+// its woken coroutines run by coroutine switches without the Go scheduler;
+// holding vcore's parked tasks as coroutines would do the same here, with
+// the constraint that a coroutine made on a locked thread can only be
+// resumed on that thread. On SleepWake (a 1 µs timer sleep) both backends
+// keep the sleeper spinning for its short timer (timer.go here, timerwait.go
+// there) instead of leaving the wake-up to the OS.
 package vcore
