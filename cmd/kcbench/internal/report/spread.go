@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -68,16 +67,13 @@ func (r *renderer) spread() {
 // fastest returns the kcbench backend of row with the lowest median, or
 // "".
 func (r *renderer) fastest(row standingRow) string {
-	best, bestV := "", math.Inf(1)
+	var backends []string
 	for _, s := range row.series {
-		if isReference(s) {
-			continue
-		}
-		if v := r.set.Summary(s, confidence).Center; v > 0 && v < bestV {
-			best, bestV = s.Backend, v
+		if !isReference(s) {
+			backends = append(backends, s.Backend)
 		}
 	}
-	return best
+	return r.lowest(row, backends)
 }
 
 // isReference reports whether s is a peer's or the floor's series.

@@ -111,12 +111,16 @@ func (r *renderer) rows() []standingRow {
 }
 
 // bestPeer returns the peer of row with the lowest median, or "".
-func (r *renderer) bestPeer(row standingRow) string {
+func (r *renderer) bestPeer(row standingRow) string { return r.lowest(row, results.Peers) }
+
+// lowest returns the one of backends (the first, on a tie) whose series
+// in row has the lowest positive median, or "" if none has one.
+func (r *renderer) lowest(row standingRow, backends []string) string {
 	best, bestV := "", math.Inf(1)
-	for _, peer := range results.Peers {
-		if s := row.of(peer); s != nil {
+	for _, be := range backends {
+		if s := row.of(be); s != nil {
 			if v := r.set.Summary(s, confidence).Center; v > 0 && v < bestV {
-				best, bestV = peer, v
+				best, bestV = be, v
 			}
 		}
 	}
