@@ -96,6 +96,8 @@ func TestSpread(t *testing.T) {
 			fmt.Sprintf("BenchmarkAwaitCached/backend=quick 1 %g ns/op", 10+d),
 			fmt.Sprintf("BenchmarkAwaitCached/backend=slow 1 %g ns/op", 5+d*0.5),
 			fmt.Sprintf("BenchmarkNestedScopes/backend=quick 1 %g ns/op", 10+d),
+			fmt.Sprintf("BenchmarkLatency/JobCreate/backend=quick 1000 %g p50-ns 400 p90-ns 800 p99-ns 900 p99.9-ns", 300+d),
+			fmt.Sprintf("BenchmarkLatency/JobCreate/backend=slow 1000 %g p50-ns 500 p90-ns 1000 p99-ns 1100 p99.9-ns", 600+2*d),
 		)
 	}
 	out := renderLines(t, lines)
@@ -108,6 +110,7 @@ func TestSpread(t *testing.T) {
 		"| row | fastest | quick | slow |",
 		"| JobCreate | quick 81.00ns | fastest | 1.25× (1.25–1.25) |",
 		"| AwaitCached | slow 5.500ns | 2.00× (2.00–2.00) | fastest |",
+		"| latency JobCreate p50 | quick 301.0ns | fastest | 2.00× (2.00–2.00) |",
 	} {
 		if !strings.Contains(section, want) {
 			t.Errorf("spread lacks %q:\n%s", want, section)
