@@ -249,8 +249,8 @@ func (p *Parker) SpinLocal() bool { return p.spin(goruntime.Yield, spinLocalYiel
 // runtime.Gosched, as Spin yields. The stealing backend's Park uses it.
 func (p *Parker) SpinBatch() bool { return p.spin(runtime.Gosched, spinLocalYields) }
 
-// spin is Spin and SpinLocal, with yield for a yield of the processor, at
-// most n times.
+// spin is Spin, SpinLocal and SpinBatch, with yield for a yield of the
+// processor, at most n times.
 func (p *Parker) spin(yield func(), n int) bool {
 	for i := 0; p.quick && i < n && !p.woken(); i++ {
 		yield()
