@@ -14,8 +14,8 @@ import (
 
 // TestChanPingPongNoAllocs checks that a warm ping-pong over two rendezvous
 // channels allocates nothing per round trip, although every round trip
-// blocks at least one Send or Recv: each channel reuses the wait node of
-// its last finished blocked operation. Jobs and plain goroutines alike.
+// blocks at least one Send or Recv: each channel reuses its own wait
+// nodes (Chan.spare). Jobs and plain goroutines alike.
 func TestChanPingPongNoAllocs(t *testing.T) {
 	rt := kc.New(goroutine.New())
 	defer rt.Close()

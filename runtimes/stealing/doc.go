@@ -320,14 +320,11 @@
 //     the handle, it measures even, because the switch that stays, into the
 //     cold stack, is the one that costs. The rest is spread over the walk,
 //     those resumes and the collector's scan of every parked coroutine's
-//     stack. That cold stack is most of a resume's cost: a build whose driver
-//     read the top of the next ready coroutine's stack while it resumed the
-//     one before (so that the misses overlap) was markedly faster at ten
-//     thousand children and more, and one that read only the coroutine's own
-//     record was not. It is not built because Go gives no safe way to read a
-//     parked goroutine's stack: the collector may move it while it is parked,
-//     and the old stack's memory may then be released, on Windows so that a
-//     read faults.
+//     stack. Reading the top of the next ready coroutine's stack while the
+//     driver resumes the one before would overlap those cold misses, but Go
+//     gives no safe way to read a parked goroutine's stack: the collector may
+//     move it while it is parked, and the old stack's memory may then be
+//     released, on Windows so that a read faults.
 //   - WaitersStorm (32 awaiters of one deferred). Most ops run on the worker of
 //     the P their root runs on: nearly all their tasks start there and their
 //     wake's chains are resumed there. Now and then a spawn or a wake finds the

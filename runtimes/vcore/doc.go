@@ -226,16 +226,14 @@
 // then costs a pass through the Go scheduler (the queue pops and the first
 // reads of its cold g), a return into its cold stack, and a goroutine exit
 // or a park in the owner pool. Those per-task costs are what the stealing
-// backend does not pay; the releases of the parent's hold and of
-// active_tasks at a task's end are not the difference (a build without two
-// of those three releases measured no faster). The cancel walk runs on one
-// unlocked goroutine that the woken ones queue ahead of, so with tens of
-// thousands of children the walk spans most of the op. The stealing
-// backend's wake of a suspended coroutine is a push to its ready queue, and
-// its woken coroutines run by coroutine switches without the Go scheduler;
-// holding vcore's parked tasks as coroutines would do the same here, with
-// the constraint that a coroutine made on a locked thread can only be
-// resumed on that thread. On SleepWake (a 1 µs timer sleep) both backends
-// keep the sleeper spinning for its short timer (timer.go here, timerwait.go
-// there) instead of leaving the wake-up to the OS.
+// backend does not pay. The cancel walk runs on one unlocked goroutine that
+// the woken ones queue ahead of, so with tens of thousands of children the
+// walk spans most of the op. The stealing backend's wake of a suspended
+// coroutine is a push to its ready queue, and its woken coroutines run by
+// coroutine switches without the Go scheduler; holding vcore's parked tasks
+// as coroutines would do the same here, with the constraint that a coroutine
+// made on a locked thread can only be resumed on that thread. On SleepWake
+// (a 1 µs timer sleep) both backends keep the sleeper spinning for its short
+// timer (timer.go here, timerwait.go there) instead of leaving the wake-up
+// to the OS.
 package vcore
