@@ -5,6 +5,7 @@ import (
 	"iter"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/runtimes/kc"
@@ -97,6 +98,13 @@ type coro struct {
 	// touches it, while it runs; it is reset when c starts a task, suspends
 	// or yields to the yield list.
 	idleYields uint8
+	// sp is an address in c's stack frame at its last suspend, where its
+	// resume returns first: a hint for prefetch, and nothing else. The
+	// collector may move a parked coroutine's stack and free the old one,
+	// so sp may be stale; a prefetch of it is then wasted, never a fault.
+	// Written by c (suspend) and read by any driver that holds a chain c
+	// is in, which a thief may take and resume meanwhile, so it is atomic.
+	sp atomic.Uintptr
 	// due is the due time (mono) of the short timer c's current task armed
 	// last, 0 if none (see timerwait.go). Only c touches it, while it runs:
 	// AfterFunc sets it, Park consumes it, the worker loop clears it before
@@ -138,12 +146,38 @@ func (c *coro) body(yield func(coroMsg) bool) {
 // suspend parks c on p: it yields to its driver, which hands the wait off
 // (see resume), and returns once a driver resumes it after the wake.
 func (c *coro) suspend(p *kc.Parker) {
+	var top byte
+	goruntime.StoreRelUintptr(&c.sp, uintptr(unsafe.Pointer(&top))) // a hint only: see prefetch
 	c.park = p
 	c.idleYields = 0
 	c.state = coroSuspending
 	if !c.yield(msgSuspend) {
 		panic("stealing: a parked coroutine was stopped")
 	}
+}
+
+// Lines prefetch asks for, per resume: the coroutine record, the start of
+// its goroutine's runtime g (its status word and saved registers, which
+// the switch reads and CASes), and the stack around sp.
+const (
+	prefetchCoroLines  = 2
+	prefetchGLines     = 4
+	prefetchBelowSP    = 128 // bytes below sp: the switch's own frames
+	prefetchStackLines = 10
+)
+
+// prefetch starts loading what the resume of c will touch first, where
+// the memory of a coroutine parked long ago has gone cold: a driver
+// calls it for the coroutine it will resume after the one it is about to
+// run (the next in a ready chain), so that the fills overlap that run.
+// It only issues prefetches (goruntime.PrefetchLines), which read nothing
+// and cannot fault, so neither a stale sp (a stack the collector moved)
+// nor a chain that a thief took meanwhile does harm. Cost: three calls of
+// a few prefetch instructions each.
+func (c *coro) prefetch() {
+	goruntime.PrefetchLines(uintptr(unsafe.Pointer(c)), prefetchCoroLines)
+	goruntime.PrefetchLines(c.g, prefetchGLines)
+	goruntime.PrefetchLines(c.sp.Load()-prefetchBelowSP, prefetchStackLines)
 }
 
 // Resume is the kc.Resumer of a parked coroutine: the wake of its Parker

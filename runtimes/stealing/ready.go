@@ -191,6 +191,7 @@ func (e *Executor) adoptRest(r *coro, listed bool) *coro {
 	if rest == nil {
 		return r
 	}
+	rest.prefetch() // the next resume after r, here or wherever rest goes
 	pid := procPin()
 	if pid < len(e.readies) && e.readies[pid].c.CompareAndSwap(nil, rest) {
 		procUnpin() // rest.n is its length: n below a chain's head is exact
@@ -215,6 +216,9 @@ func (e *Executor) takeReady() *coro {
 	if pid < len(e.readies) {
 		if r := e.readies[pid].popOne(); r != nil {
 			procUnpin()
+			if n := r.rnext.Load(); n != nil {
+				n.prefetch() // the slot's new head, most likely the next resume
+			}
 			return r
 		}
 	}
