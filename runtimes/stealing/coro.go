@@ -72,6 +72,11 @@ const (
 // loop (runLoop) and the tasks it takes, on its own stack, for whichever
 // driver resumes it. Its fields belong to its current owner (see
 // coroState), except n, which ready reads while a taker may own it.
+// Where coroutines run (goruntime.GOK), its size is a whole number of
+// cache lines (TestCoroLines), so that the
+// allocator's size class keeps each coro on lines of its own: drivers on
+// different Ps write the fields of the coroutines they run, and a line
+// shared by two would move between their cores at every task.
 type coro struct {
 	e     *Executor
 	next  func() (coroMsg, bool) // iter.Pull's next: called by the driver that runs c
@@ -82,11 +87,14 @@ type coro struct {
 	kw    kc.Worker              // releases of the parents of c's tasks (a task's run keeps a pointer to it, so it is c's, not the driver's)
 	park  *kc.Parker             // the wait c yielded from (coroSuspending)
 	to    *coro                  // the ready coroutine c hands its driver (msgSwitch)
-	link  *coro                  // next in the idle pool
+	// link is the next coroutine in whichever list holds c, and that
+	// list's owner or lock guards it: the idle pool or a driver's stash
+	// (coroIdle), or the ready list, where c heads a chain (coroReady).
+	// c is never on two of them at once.
+	link *coro
 	// rnext is the next in a ready chain (see readySlot). Atomic: a popper
 	// may read it from a head a thief took meanwhile (see setRnext).
 	rnext atomic.Pointer[coro]
-	batch *coro // next chain in the ready list (on chain heads)
 	// n is the length of the ready chain c heads. Atomic: ready reads the
 	// head of a slot's chain, which a taker may already have taken, run
 	// and readied again elsewhere (then its CAS fails and the read value
