@@ -106,8 +106,9 @@ type coro struct {
 	// touches it, while it runs; it is reset when c starts a task, suspends
 	// or yields to the yield list.
 	idleYields uint8
-	// sp is an address in c's stack frame at its last suspend, where its
-	// resume returns first: a hint for prefetch, and nothing else. The
+	// sp is an address in the frame that made c's last suspend (parkCoro),
+	// near where its resume returns first: a hint for prefetch, and
+	// nothing else. The
 	// collector may move a parked coroutine's stack and free the old one,
 	// so sp may be stale; a prefetch of it is then wasted, never a fault.
 	// Written by c (suspend) and read by any driver that holds a chain c
@@ -154,8 +155,6 @@ func (c *coro) body(yield func(coroMsg) bool) {
 // suspend parks c on p: it yields to its driver, which hands the wait off
 // (see resume), and returns once a driver resumes it after the wake.
 func (c *coro) suspend(p *kc.Parker) {
-	var top byte
-	goruntime.StoreRelUintptr(&c.sp, uintptr(unsafe.Pointer(&top))) // a hint only: see prefetch
 	c.park = p
 	c.idleYields = 0
 	c.state = coroSuspending
@@ -217,6 +216,8 @@ func (e *Executor) parkCoro(p *kc.Parker) bool {
 		p.Wait() // woken while spinning: at most a short wait for the signal
 		return true
 	}
+	var top byte // its address: where c's resume returns, for prefetch
+	goruntime.StoreRelUintptr(&c.sp, uintptr(unsafe.Pointer(&top)))
 	c.suspend(p)
 	return true
 }
