@@ -73,10 +73,10 @@ const (
 // driver resumes it. Its fields belong to its current owner (see
 // coroState), except n, which ready reads while a taker may own it.
 // Where coroutines run (goruntime.GOK), its size is a whole number of
-// cache lines (TestCoroLines), so that the
-// allocator's size class keeps each coro on lines of its own: drivers on
-// different Ps write the fields of the coroutines they run, and a line
-// shared by two would move between their cores at every task.
+// cache lines (TestCoroLines), so that the allocator's size class keeps
+// each coro on lines of its own: drivers on different Ps write the fields
+// of the coroutines they run, and a line shared by two would move between
+// their cores at every task.
 type coro struct {
 	e     *Executor
 	next  func() (coroMsg, bool) // iter.Pull's next: called by the driver that runs c
