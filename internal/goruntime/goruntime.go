@@ -1,8 +1,9 @@
 // Package goruntime is the module's one window onto Go runtime internals: the
 // processor pin that sync.Pool uses, the calling goroutine's g (G), the
 // runtime's cheap random numbers (CheapRandN), whether the race detector
-// is on, and release stores that are plain stores where the architecture
-// makes them so (StoreRel, release.go).
+// is on, release stores that are plain stores where the architecture
+// makes them so (StoreRel, release.go), and cache prefetch hints that
+// cannot fault (PrefetchLines, prefetch.go).
 // Packages use these names instead of declaring their own linknames or
 // build-tagged constants.
 package goruntime

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
 )
@@ -140,4 +141,23 @@ func TestStoreRel(t *testing.T) {
 			t.Fatalf("round %d: reader saw %v; want [%d %d]", round, got, round+1, round+2)
 		}
 	}
+}
+
+// PrefetchLines is a hint: on memory that is there it changes nothing,
+// and on addresses with nothing mapped (the null page, a stale pointer)
+// it must not fault, as a load would.
+func TestPrefetchLines(t *testing.T) {
+	buf := make([]byte, 4096)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	goruntime.PrefetchLines(uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)/64))
+	for i := range buf {
+		if buf[i] != byte(i) {
+			t.Fatalf("byte %d changed to %d", i, buf[i])
+		}
+	}
+	goruntime.PrefetchLines(0, 8)              // the null page
+	goruntime.PrefetchLines(^uintptr(0)-63, 1) // the top of the address space
+	goruntime.PrefetchLines(64, 0)             // nothing at all
 }

@@ -39,3 +39,12 @@ func StoreRelPointer[T any](p *atomic.Pointer[T], v *T) {
 	}
 	*(**T)(unsafe.Pointer(p)) = v
 }
+
+// StoreRelUintptr is StoreRel for a uintptr.
+func StoreRelUintptr(p *atomic.Uintptr, v uintptr) {
+	if !plainRelease {
+		p.Store(v)
+		return
+	}
+	*(*uintptr)(unsafe.Pointer(p)) = v
+}

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/runtimes/kc"
@@ -71,6 +72,11 @@ const (
 // loop (runLoop) and the tasks it takes, on its own stack, for whichever
 // driver resumes it. Its fields belong to its current owner (see
 // coroState), except n, which ready reads while a taker may own it.
+// Where coroutines run (goruntime.GOK), its size is a whole number of
+// cache lines (TestCoroLines), so that the allocator's size class keeps
+// each coro on lines of its own: drivers on different Ps write the fields
+// of the coroutines they run, and a line shared by two would move between
+// their cores at every task.
 type coro struct {
 	e     *Executor
 	next  func() (coroMsg, bool) // iter.Pull's next: called by the driver that runs c
@@ -81,11 +87,14 @@ type coro struct {
 	kw    kc.Worker              // releases of the parents of c's tasks (a task's run keeps a pointer to it, so it is c's, not the driver's)
 	park  *kc.Parker             // the wait c yielded from (coroSuspending)
 	to    *coro                  // the ready coroutine c hands its driver (msgSwitch)
-	link  *coro                  // next in the idle pool
+	// link is the next coroutine in whichever list holds c, and that
+	// list's owner or lock guards it: the idle pool or a driver's stash
+	// (coroIdle), or the ready list, where c heads a chain (coroReady).
+	// c is never on two of them at once.
+	link *coro
 	// rnext is the next in a ready chain (see readySlot). Atomic: a popper
 	// may read it from a head a thief took meanwhile (see setRnext).
 	rnext atomic.Pointer[coro]
-	batch *coro // next chain in the ready list (on chain heads)
 	// n is the length of the ready chain c heads. Atomic: ready reads the
 	// head of a slot's chain, which a taker may already have taken, run
 	// and readied again elsewhere (then its CAS fails and the read value
@@ -97,6 +106,14 @@ type coro struct {
 	// touches it, while it runs; it is reset when c starts a task, suspends
 	// or yields to the yield list.
 	idleYields uint8
+	// sp is an address in the frame that made c's last suspend (parkCoro),
+	// near where its resume returns first: a hint for prefetch, and
+	// nothing else. The
+	// collector may move a parked coroutine's stack and free the old one,
+	// so sp may be stale; a prefetch of it is then wasted, never a fault.
+	// Written by c (suspend) and read by any driver that holds a chain c
+	// is in, which a thief may take and resume meanwhile, so it is atomic.
+	sp atomic.Uintptr
 	// due is the due time (mono) of the short timer c's current task armed
 	// last, 0 if none (see timerwait.go). Only c touches it, while it runs:
 	// AfterFunc sets it, Park consumes it, the worker loop clears it before
@@ -146,6 +163,30 @@ func (c *coro) suspend(p *kc.Parker) {
 	}
 }
 
+// Lines prefetch asks for, per resume: the coroutine record, the start of
+// its goroutine's runtime g (its status word and saved registers, which
+// the switch reads and CASes), and the stack around sp.
+const (
+	prefetchCoroLines  = 2
+	prefetchGLines     = 4
+	prefetchBelowSP    = 128 // bytes below sp: the switch's own frames
+	prefetchStackLines = 10
+)
+
+// prefetch starts loading what the resume of c will touch first, where
+// the memory of a coroutine parked long ago has gone cold: a driver
+// calls it for the coroutine it will resume after the one it is about to
+// run (the next in a ready chain), so that the fills overlap that run.
+// It only issues prefetches (goruntime.PrefetchLines), which read nothing
+// and cannot fault, so neither a stale sp (a stack the collector moved)
+// nor a chain that a thief took meanwhile does harm. Cost: three calls of
+// a few prefetch instructions each.
+func (c *coro) prefetch() {
+	goruntime.PrefetchLines(uintptr(unsafe.Pointer(c)), prefetchCoroLines)
+	goruntime.PrefetchLines(c.g, prefetchGLines)
+	goruntime.PrefetchLines(c.sp.Load()-prefetchBelowSP, prefetchStackLines)
+}
+
 // Resume is the kc.Resumer of a parked coroutine: the wake of its Parker
 // calls it, on the waker's goroutine. It puts c in the ready slot of the
 // waker's P (see Executor.ready).
@@ -175,6 +216,8 @@ func (e *Executor) parkCoro(p *kc.Parker) bool {
 		p.Wait() // woken while spinning: at most a short wait for the signal
 		return true
 	}
+	var top byte // its address: where c's resume returns, for prefetch
+	goruntime.StoreRelUintptr(&c.sp, uintptr(unsafe.Pointer(&top)))
 	c.suspend(p)
 	return true
 }

@@ -4,6 +4,9 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"unsafe"
+
+	"github.com/kcbench/kcbench/internal/goruntime"
 )
 
 // fakeG returns the i-th made-up goroutine address of a test: aligned and
@@ -152,7 +155,7 @@ func TestReadyBatches(t *testing.T) {
 		}
 	}
 	batches := 0
-	for b := e.readyQ.head; b != nil; b = b.batch {
+	for b := e.readyQ.head; b != nil; b = b.link {
 		batches++
 		if k := count(b); k != readyBatch {
 			t.Errorf("ready list batch %d: %d coroutines; want %d", batches, k, readyBatch)
@@ -176,4 +179,27 @@ func mustPanicInternal(t *testing.T, what string, f func()) {
 		}
 	}()
 	f()
+}
+
+// A coro fills whole cache lines, so that its size class keeps every one
+// on lines of its own (see coro): a field added without a look at the
+// size fails here instead of making two drivers share a line.
+func TestCoroLines(t *testing.T) {
+	if !goruntime.GOK {
+		t.Skip("no loop coroutines on this architecture: drivers run the loop on their own stack")
+	}
+	if n := unsafe.Sizeof(coro{}); n%64 != 0 {
+		t.Errorf("coro is %d bytes; want a multiple of 64", n)
+	}
+}
+
+// prefetch of a coroutine whose recorded stack address is stale or was
+// never set (a stack the collector moved, a coroutine that never
+// suspended) does no harm: it only hints.
+func TestPrefetchStale(t *testing.T) {
+	var c coro
+	c.prefetch() // g 0, sp 0: the null page, below it and above
+	c.g = ^uintptr(0) &^ 63
+	c.sp.Store(1 << 30 * 3) // nothing is mapped there in a test process
+	c.prefetch()
 }

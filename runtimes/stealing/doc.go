@@ -119,6 +119,18 @@
 //     and the monitor, find it. The coroutine states (coro.go) are checked
 //     at each hand-off: a second Resume panics instead of running the
 //     coroutine twice.
+//   - A coroutine parked long ago is cold: its record, its goroutine's g
+//     (whose status the switch CASes) and the top of its stack are out of
+//     the caches, and a resume that meets those misses one after another
+//     costs more than the rest of the resume. So a driver that takes a
+//     ready coroutine prefetches the next one in its chain (coro.prefetch):
+//     its record, the start of its g and the stack around the address its
+//     last park recorded, and those fills overlap the resume before it.
+//     Prefetch instructions read nothing and cannot fault
+//     (goruntime.PrefetchLines), which is what makes this safe: the
+//     collector may have moved the parked stack and freed the old one (on
+//     Windows, decommitted it), and a thief may have taken the chain
+//     meanwhile; a prefetch of a stale address is only wasted.
 //
 // Park finds out whether its caller is a loop coroutine of this executor,
 // and which, from the caller's goroutine identity (goruntime.G) in the g
@@ -273,27 +285,28 @@
 // writes to reports/baseline/report.md, with the machine it ran on in
 // reports/baseline/machine.md.
 //
-// Spawn: a pin, one swap, up to two stores (plain on amd64), a few loads,
-// no allocation. A worker's pop: one swap or one CAS. Stealing n
-// tasks: n loads, n plain stores and one CAS. A worker runs its tasks with
-// Task.RunOn on the kc.Worker of its loop coroutine, so children of one
-// parent that end in a row on it release the parent once (it flushes
-// before it spins, sleeps or exits, and when it switches to a woken
-// coroutine it passes the batch on to it, or flushes). Park of a loop
-// coroutine: a g table probe, two coroutine switches (out, and into the
-// next loop coroutine, from the driver's stash, else the pool) and one
-// CAS; its wake: a swap, a pin and a CAS on the ready slot, and a wake
-// check, then two switches when a driver takes it. Park on the blocking path: one atomic add and a
-// scan of the rings' heads (O(GOMAXPROCS)), plus a goroutine hand-off if
-// work is queued; its return: one add on the P's debt shard. A worker
+// Spawn: a pin, one swap, up to two stores (plain on amd64), a few loads, no
+// allocation. A worker's pop: one swap or one CAS. Stealing n tasks: n
+// loads, n plain stores and one CAS. A worker runs its tasks with Task.RunOn
+// on the kc.Worker of its loop coroutine, so children of one parent that end
+// in a row on it release the parent once (it flushes before it spins, sleeps
+// or exits, and when it switches to a woken coroutine it passes the batch on
+// to it, or flushes). Park of a loop coroutine: a g table probe, two
+// coroutine switches (out, and into the next loop coroutine, from the
+// driver's stash, else the pool) and one CAS; its wake: a swap, a pin and a
+// CAS on the ready slot, and a wake check, then two switches when a driver
+// takes it, and the prefetch of the next in its chain (16 prefetch
+// instructions in three calls). Park on the blocking path: one atomic add
+// and a scan of the rings' heads (O(GOMAXPROCS)), plus a goroutine hand-off
+// if work is queued; its return: one add on the P's debt shard. A worker
 // ending a task checks the debt shards (one load per P) and, before the
-// next, its ready slot and the ready list (two loads). An idle executor: no CPU (the
-// monitor and idle workers are blocked). A launched job, end to end (the
-// core's allocation from a per-P slab and attach, Spawn, a pop, the run and
-// the release): on the order of 100 ns, of which the job's allocation and
-// the two locked read-modify-writes (the attach CAS on the parent's state
-// word and Spawn's swap) are most; the swap is also Spawn's half of the
-// wake protocol, which is why it stays. An Await of a finished job: one
+// next, its ready slot and the ready list (two loads). An idle executor: no
+// CPU (the monitor and idle workers are blocked). A launched job, end to end
+// (the core's allocation from a per-P slab and attach, Spawn, a pop, the run
+// and the release): on the order of 100 ns, of which the job's allocation
+// and the two locked read-modify-writes (the attach CAS on the parent's
+// state word and Spawn's swap) are most; the swap is also Spawn's half of
+// the wake protocol, which is why it stays. An Await of a finished job: one
 // atomic load in the core, a few ns.
 //
 // # Where it stays behind its peers
@@ -318,13 +331,11 @@
 //     straight to another, which Go offers only inside package iter; emulated
 //     with iter.Pull's next and yield, called from whichever goroutine holds
 //     the handle, it measures even, because the switch that stays, into the
-//     cold stack, is the one that costs. The rest is spread over the walk,
-//     those resumes and the collector's scan of every parked coroutine's
-//     stack. Reading the top of the next ready coroutine's stack while the
-//     driver resumes the one before would overlap those cold misses, but Go
-//     gives no safe way to read a parked goroutine's stack: the collector may
-//     move it while it is parked, and the old stack's memory may then be
-//     released, on Windows so that a read faults.
+//     cold stack, is the one that costs: with thousands of children its
+//     misses are most of a resume, which is why a driver prefetches the next
+//     ready coroutine while it resumes one (see Parking). The rest is spread
+//     over the walk, those resumes and the collector's scan of every parked
+//     coroutine's stack.
 //   - WaitersStorm (32 awaiters of one deferred). Most ops run on the worker of
 //     the P their root runs on: nearly all their tasks start there and their
 //     wake's chains are resumed there. Now and then a spawn or a wake finds the

@@ -80,11 +80,11 @@ type readyList struct {
 // push appends the chain headed by c.
 func (q *readyList) push(c *coro) {
 	q.mu.Lock()
-	c.batch = nil
+	c.link = nil
 	if q.tail == nil {
 		q.head = c
 	} else {
-		q.tail.batch = c
+		q.tail.link = c
 	}
 	q.tail = c
 	q.n.Add(1)
@@ -96,7 +96,7 @@ func (q *readyList) push(c *coro) {
 // own slot (see adoptRest).
 func (q *readyList) pushFront(c *coro) {
 	q.mu.Lock()
-	c.batch = q.head
+	c.link = q.head
 	q.head = c
 	if q.tail == nil {
 		q.tail = c
@@ -113,11 +113,11 @@ func (q *readyList) pop() *coro {
 	q.mu.Lock()
 	c := q.head
 	if c != nil {
-		q.head = c.batch
+		q.head = c.link
 		if q.head == nil {
 			q.tail = nil
 		}
-		c.batch = nil
+		c.link = nil
 		q.n.Add(-1)
 		q.pops.Add(1)
 	}
@@ -191,6 +191,7 @@ func (e *Executor) adoptRest(r *coro, listed bool) *coro {
 	if rest == nil {
 		return r
 	}
+	rest.prefetch() // the next resume after r, here or wherever rest goes
 	pid := procPin()
 	if pid < len(e.readies) && e.readies[pid].c.CompareAndSwap(nil, rest) {
 		procUnpin() // rest.n is its length: n below a chain's head is exact
@@ -215,6 +216,9 @@ func (e *Executor) takeReady() *coro {
 	if pid < len(e.readies) {
 		if r := e.readies[pid].popOne(); r != nil {
 			procUnpin()
+			if n := r.rnext.Load(); n != nil {
+				n.prefetch() // the slot's new head, most likely the next resume
+			}
 			return r
 		}
 	}
