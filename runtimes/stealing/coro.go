@@ -108,11 +108,13 @@ type coro struct {
 	idleYields uint8
 	// sp is an address in the frame that made c's last suspend (parkCoro),
 	// near where its resume returns first: a hint for prefetch, and
-	// nothing else. The
-	// collector may move a parked coroutine's stack and free the old one,
-	// so sp may be stale; a prefetch of it is then wasted, never a fault.
-	// Written by c (suspend) and read by any driver that holds a chain c
-	// is in, which a thief may take and resume meanwhile, so it is atomic.
+	// nothing else. The collector may move a parked coroutine's stack and
+	// free the old one, so sp may be stale; a prefetch of it is then
+	// wasted, never a fault. Written by c (parkCoro) and read by any
+	// driver that holds a chain c is in, which a thief may take and resume
+	// meanwhile. Any value read will do, so the store orders nothing; it
+	// is atomic (StoreRelUintptr, a plain store on amd64) only so that
+	// the race detector sees the two sides.
 	sp atomic.Uintptr
 	// due is the due time (mono) of the short timer c's current task armed
 	// last, 0 if none (see timerwait.go). Only c touches it, while it runs:
