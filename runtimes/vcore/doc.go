@@ -230,9 +230,13 @@
 // the woken ones queue ahead of, so with tens of thousands of children the
 // walk spans most of the op. The stealing backend's wake of a suspended
 // coroutine is a push to its ready queue, and its woken coroutines run by
-// coroutine switches without the Go scheduler; holding vcore's parked tasks
-// as coroutines would do the same here, with the constraint that a coroutine
-// made on a locked thread can only be resumed on that thread. On SleepWake
+// coroutine switches without the Go scheduler, each driver prefetching the
+// next one's cold memory while it resumes the one before; a goroutine that
+// Go's scheduler resumes gives vcore no such point. Holding vcore's parked
+// tasks as coroutines would do the same here, with the constraint that a
+// coroutine made on a locked thread can only be resumed on that thread (so
+// the owner would switch unlocked, and the task lock its thread inside the
+// coroutine). On SleepWake
 // (a 1 µs timer sleep) both backends keep the sleeper spinning for its short
 // timer (timer.go here, timerwait.go there) instead of leaving the wake-up
 // to the OS.
