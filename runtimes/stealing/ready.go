@@ -73,7 +73,7 @@ type readyList struct {
 	n    atomic.Int32
 	pops atomic.Uint32 // chains popped: the monitor's progress signature
 	mu   sync.Mutex
-	head *coro // under mu: the oldest chain; chains linked through batch
+	head *coro // under mu: the oldest chain; chains linked through their heads' link
 	tail *coro // under mu
 }
 
