@@ -121,8 +121,9 @@
 //     coroutine twice.
 //   - A coroutine parked long ago is cold: its record, its goroutine's g
 //     (whose status the switch CASes) and the top of its stack are out of
-//     the caches, and a resume that meets those misses one after another
-//     costs more than the rest of the resume. So a driver that takes a
+//     the caches, and a resume meets those misses one after another (with
+//     thousands parked, prefetching them made CancelFanout's op markedly
+//     faster in an A/B of the two builds). So a driver that takes a
 //     ready coroutine prefetches the next one in its chain (coro.prefetch):
 //     its record, the start of its g and the stack around the address its
 //     last park recorded, and those fills overlap the resume before it.
@@ -332,10 +333,10 @@
 //     with iter.Pull's next and yield, called from whichever goroutine holds
 //     the handle, it measures even, because the switch that stays, into the
 //     cold stack, is the one that costs: with thousands of children its
-//     misses are most of a resume, which is why a driver prefetches the next
-//     ready coroutine while it resumes one (see Parking). The rest is spread
-//     over the walk, those resumes and the collector's scan of every parked
-//     coroutine's stack.
+//     misses are a large part of a resume, which is why a driver prefetches
+//     the next ready coroutine while it resumes one (see Parking). The rest
+//     is spread over the walk, those resumes and the collector's scan of
+//     every parked coroutine's stack.
 //   - WaitersStorm (32 awaiters of one deferred). Most ops run on the worker of
 //     the P their root runs on: nearly all their tasks start there and their
 //     wake's chains are resumed there. Now and then a spawn or a wake finds the
