@@ -82,9 +82,10 @@ type core struct {
 	// taken once. It counts as queued work wherever the inbox does.
 	next atomic.Pointer[kc.Task]
 
-	inbox ring // runnable tasks for this core; any core may steal from it
-	id    int  // index in Executor.cores; immutable
-	cpu   int  // CPU to pin the owner to, or -1; immutable
+	inbox ring       // runnable tasks for this core; any core may steal from it
+	ready readyQueue // woken contexts that parked on this core (ctx.go); any core may take them
+	id    int        // index in Executor.cores; immutable
+	cpu   int        // CPU to pin the owner to, or -1; immutable
 
 	// Sysmon's private view; touched only by the sysmon goroutine.
 	seenBeat uint64
@@ -223,14 +224,14 @@ func (e *Executor) idle(c *core) bool {
 	return !e.stop.Load() && c.next.Load() == nil && e.inboxesEmpty()
 }
 
-// inboxesEmpty reports whether the global queue and every inbox looked
-// empty (next slots aside). Advisory, like ring.empty.
+// inboxesEmpty reports whether the global queue, every inbox and every
+// ready queue looked empty (next slots aside). Advisory, like ring.empty.
 func (e *Executor) inboxesEmpty() bool {
 	if !e.global.empty() {
 		return false
 	}
 	for i := range e.cores {
-		if !e.cores[i].inbox.empty() {
+		if !e.cores[i].inbox.empty() || !e.cores[i].ready.empty() {
 			return false
 		}
 	}

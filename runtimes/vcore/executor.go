@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/cpu"
 
+	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/internal/sleepq"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -24,6 +25,7 @@ type Executor struct {
 	cfg   config
 	cores []core // immutable slice; each core's fields as documented there
 	reg   registry
+	coro  bool // owners are contexts (ctx.go): goroutine identities work and nothing is pinned; immutable
 
 	closing atomic.Bool   // Close has started: the last task to finish signals drained
 	stop    atomic.Bool   // active reached 0 after closing: owners exit
@@ -73,7 +75,8 @@ type Executor struct {
 	pin    pinner      // immutable after New, but for its error counter
 
 	mon    sysmon
-	pool   gpool        // idle owner goroutines (pool.go)
+	pool   gpool        // idle owner or driver goroutines (pool.go)
+	ctxs   ctxPool      // idle contexts (ctx.go)
 	sleepQ sleepq.Queue // the timers of AfterFunc (internal/sleepq; timer.go)
 
 	wg        sync.WaitGroup // every goroutine this executor started
@@ -129,7 +132,7 @@ func New(opts ...Option) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{cfg: cfg, drained: make(chan struct{}, 1)}
+	e := &Executor{cfg: cfg, drained: make(chan struct{}, 1), coro: goruntime.GOK && !cfg.pin}
 	if cfg.pin {
 		if err := e.pin.setup(); err != nil {
 			return nil, err
@@ -312,6 +315,10 @@ func (e *Executor) Park(p *kc.Parker) {
 		e.tighten(w)
 		return
 	}
+	if w.isCtx && !p.Quick() && !goruntime.LockedOSThread() {
+		e.parkCtx(ctxOf(w), p)
+		return
+	}
 	prev := w.core
 	e.release(w)
 	p.Wait()
@@ -336,6 +343,11 @@ func (e *Executor) Close() error {
 			e.closeCore(&e.cores[i])
 		}
 		e.pool.close() // owners that end from now on end their goroutines
+		// and their contexts. Stopping one switches to it, which the
+		// runtime forbids from a goroutine locked to its thread (Close's
+		// caller may be): a goroutine of its own stops them.
+		e.wg.Add(1)
+		go func() { defer e.wg.Done(); e.ctxs.close() }()
 		e.mon.quit()
 		e.sleepQ.Close() // its fires, scheduled or running, count in wg
 		e.wg.Wait()

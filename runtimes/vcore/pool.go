@@ -42,11 +42,13 @@ type gpool struct {
 	_ cpu.CacheLinePad
 }
 
-// ownerStart is what an owner goroutine needs to start: its owner id and
-// the core whose word already says Running(id).
+// ownerStart is what an owner needs to start: its owner id and the core
+// whose word already says Running(id); or, with owners as contexts
+// (ctx.go), a context to drive (a ready one, granted its core).
 type ownerStart struct {
 	id uint64
 	c  *core
+	t  *ctx
 }
 
 // get takes an idle goroutine's hand-off point, or returns nil if none
@@ -97,17 +99,12 @@ func (p *gpool) close() {
 	p.n.Store(0)
 }
 
-// startWorker starts an owner named id for c, on an idle pooled goroutine
-// if there is one; the caller has already moved c.word to Running(id).
+// startWorker starts an owner named id for c (ownerFor), on an idle pooled
+// goroutine if there is one (runElsewhere); the caller has already moved
+// c.word to Running(id).
 func (e *Executor) startWorker(id uint64, c *core) {
 	e.stats.workersStarted.Add(1)
-	if x := e.pool.get(); x != nil {
-		e.stats.reused.Add(1)
-		x.hand(ownerStart{id, c}) // never blocks
-		return
-	}
-	e.wg.Add(1)
-	go e.ownerLoop(ownerStart{id, c})
+	e.runElsewhere(e.ownerFor(id, c))
 }
 
 // ownerLoop is an owner goroutine's life: workerMain for each owner it is

@@ -47,9 +47,10 @@ type worker struct {
 	id atomic.Uint64
 
 	slot   int32      // registry slot while registered, else -1
-	tick   uint16     // polls, for the fairness rule (worker.go); wraps harmlessly
+	tick   uint8      // polls, for the fairness rule (worker.go); wraps harmlessly
 	role   workerRole // see workerRole
 	locked bool       // LockOSThread is in effect (not loosened, idle.go); then core != nil
+	isCtx  bool       // the worker of a context (ctx.go), immutable: ctxOf leads to it
 }
 
 // workerRole is what an owner goroutine is at a given moment. Only the

@@ -150,7 +150,7 @@ func (e *Executor) tick(now time.Time, s *tickState) (did bool) {
 
 // retake gives stuck cores new owners: a Running core whose beat has not
 // moved for staleAfter while globalWaits (the global queue held work at the
-// start of the tick, see tick) or its inbox holds work. It reports whether
+// start of the tick, see tick) or its inbox or ready queue holds work. It reports whether
 // it retook any, and whether some core was stuck with work waiting while
 // the bound on retaken goroutines (TempWorkers) was reached (then sysmon
 // starts helpers instead, see help).
@@ -165,7 +165,7 @@ func (e *Executor) retake(now time.Time, last *time.Time, globalWaits bool) (did
 		if stateOf(old) != coreRunning || now.Sub(c.seenAt) < e.cfg.staleAfter {
 			continue
 		}
-		if !globalWaits && c.inbox.empty() {
+		if !globalWaits && c.inbox.empty() && c.ready.empty() {
 			// Stuck, maybe, but holding nothing up. A task in c's next
 			// slot does not count: it is mostly an awaited child its
 			// parent already ran (a parent running children inline

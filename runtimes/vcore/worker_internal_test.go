@@ -150,7 +150,7 @@ func TestIdleHandoff(t *testing.T) {
 		got := make(chan ownerStart, 1)
 		parked := make(chan struct{})
 		if early {
-			x.hand(ownerStart{7, c})
+			x.hand(ownerStart{id: 7, c: c})
 		}
 		go func() {
 			close(parked)
@@ -163,7 +163,7 @@ func TestIdleHandoff(t *testing.T) {
 		<-parked
 		if !early {
 			time.Sleep(time.Millisecond) // mostly parked by now; either order must work
-			x.hand(ownerStart{7, c})
+			x.hand(ownerStart{id: 7, c: c})
 		}
 		select {
 		case s := <-got:
