@@ -25,8 +25,9 @@ const (
 	// coreRunning: owned by worker id, which is running a task or looking
 	// for one (and may be spinning). Legal moves: the owner goes to sleep
 	// (-> Sleeping), hands the core off in Park (-> Running(new id) when
-	// work waits, else -> Free), closes it at shutdown (-> Closed); sysmon
-	// retakes it from a stuck owner (-> Running(new id)).
+	// work waits, else -> Free) or to a woken context it found ready
+	// (switchTo: -> Running(new id)), closes it at shutdown (-> Closed);
+	// sysmon retakes it from a stuck owner (-> Running(new id)).
 	coreRunning
 
 	// coreSleeping: the owner is blocked on its worker.wake. Whoever wins
@@ -145,6 +146,7 @@ func (e *Executor) wakeSleeper(c *core, w uint64) bool {
 	e.stats.wakes.Add(1)
 	select {
 	case s.wake <- struct{}{}:
+		e.notePendingWake()
 	default: // a token already there is enough: the owner re-checks after waking
 	}
 	return true

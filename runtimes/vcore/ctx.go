@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
@@ -112,6 +113,7 @@ type ctx struct {
 	grant *core                 // the core it owns when it next runs (its owner stint starts, or Park returns, owning it); nil: it has none
 	home  *core                 // the core it parked on: the ready queue Resume puts it on
 	link  *ctx                  // the next in whichever list holds it: a ready queue or the pool
+	drv   *stash                // the idle contexts of the driver running it; set by that driver before each resume
 	// sp is an address in the frame of its last suspend (parkCtx), near
 	// where its resume returns first: a hint for prefetch, and nothing
 	// else (a stale value, the collector having moved the stack, only
@@ -119,12 +121,17 @@ type ctx struct {
 	// that pops it; atomic only so that the race detector sees both sides.
 	sp    atomic.Uintptr
 	state ctxState
-	_     [ctxPad]byte
+	// woke is set when the context, running, woke a sleeping owner (see
+	// notePendingWake); its driver yields once at the context's next
+	// switch away, and clears it. Only the context and its driver, which
+	// take turns, touch it.
+	woke bool
+	_    [ctxPad]byte
 }
 
 // ctxPad rounds ctx up to a whole number of cache lines on 64-bit
 // platforms (TestCtxLines checks it where contexts run).
-const ctxPad = 192 - 64 - 11*8 - 1
+const ctxPad = 192 - 64 - 12*8 - 2
 
 // ctxOf returns the context whose worker w is; w.isCtx must hold.
 func ctxOf(w *worker) *ctx { return (*ctx)(unsafe.Pointer(w)) }
@@ -216,10 +223,10 @@ func (e *Executor) parkCtx(t *ctx, p *kc.Parker) {
 	w := &t.w
 	c := w.core
 	e.stats.handoffs.Add(1)
-	e.unlock(w)
+	t.to = e.handOn(w, c)
+	e.unlockTo(w, t.to)
 	w.role = roleParked
 	t.home = c
-	t.to = e.handOn(w, c)
 	t.park = p
 	var top byte // its address: where the resume returns, for prefetch
 	goruntime.StoreRelUintptr(&t.sp, uintptr(unsafe.Pointer(&top)))
@@ -235,27 +242,81 @@ func (e *Executor) parkCtx(t *ctx, p *kc.Parker) {
 	e.reacquire(w, c)
 }
 
+// stashMax bounds a driver's own idle contexts.
+const stashMax = 16
+
+// stash is a driver's own idle contexts: a context whose owner stint ends
+// goes here, and a context of the driver that parks takes its core's
+// fresh owner from here, with no lock; the shared pool (ctxPool) takes the
+// overflow and whatever a driver holds when it stops driving (flush). Only
+// the driver goroutine and the context it runs, which take turns, touch
+// it.
+type stash struct {
+	t [stashMax]*ctx
+	n int
+}
+
+// take returns an idle context of the stash, or one from the pool, or a
+// new one. The caller is unlocked (see newCtx).
+func (e *Executor) take(d *stash) *ctx {
+	if d != nil && d.n > 0 {
+		d.n--
+		t := d.t[d.n]
+		d.t[d.n] = nil
+		return t
+	}
+	if t := e.ctxs.get(); t != nil {
+		return t
+	}
+	return e.newCtx()
+}
+
+// idle stashes t, whose owner stint has ended, or pools it.
+func (e *Executor) idleCtx(d *stash, t *ctx) {
+	if d.n < stashMax {
+		t.state = ctxIdle
+		d.t[d.n] = t
+		d.n++
+		return
+	}
+	e.ctxs.put(t)
+}
+
+// flush hands every stashed context to the pool.
+func (e *Executor) flush(d *stash) {
+	for d.n > 0 {
+		d.n--
+		e.ctxs.put(d.t[d.n])
+		d.t[d.n] = nil
+	}
+}
+
 // drive runs context t, and the context each one it runs hands on to,
-// until one hands on none. A body's Goexit ends the driver here (iter.Pull
-// passes it on).
-func (e *Executor) drive(t *ctx) {
+// until one hands on none, with d as the driver's stash. A body's Goexit
+// ends the driver here (iter.Pull passes it on).
+func (e *Executor) drive(d *stash, t *ctx) {
 	for t != nil {
 		if t.state != ctxReady && t.state != ctxIdle {
 			panic("vcore: resume of a context that is " + t.state.String())
 		}
 		t.state = ctxRunning
+		t.drv = d
 		msg, ok := t.next()
+		t.drv = nil
 		if !ok {
 			panic("vcore: a context ended while running")
 		}
 		next := t.to
-		t.to = nil
+		woke := t.woke
+		t.to, t.woke = nil, false
 		switch msg {
 		case msgPark:
 			p := t.park
 			t.park = nil
 			t.state = ctxParked // before Suspend: after it, t may run elsewhere at once
-			if !p.Suspend(t) {
+			if p.Suspend(t) {
+				e.stats.suspends.Add(1)
+			} else {
 				// The wake came first: t goes on here, without a core
 				// (it reacquires one); the owner it handed its core to
 				// goes on elsewhere.
@@ -266,9 +327,29 @@ func (e *Executor) drive(t *ctx) {
 				next = t
 			}
 		case msgDone:
-			e.ctxs.put(t)
+			e.idleCtx(d, t)
+		}
+		if woke {
+			goruntime.Yield() // see notePendingWake
 		}
 		t = next
+	}
+}
+
+// notePendingWake is called by a goroutine that has just sent a sleeping
+// owner its wake token. The channel send readied the owner into the
+// runnext slot of the sender's P, where it runs once the sender blocks or
+// yields; a context that goes on to switch to other coroutines does
+// neither (a coroutine switch never enters the scheduler), and the owner
+// would wait there until a preemption, though the other Ps may be idle.
+// So a context that woke a sleeper has its driver yield once at its next
+// switch away (drive). A registry lookup per sleeper woken.
+func (e *Executor) notePendingWake() {
+	if !e.coro {
+		return
+	}
+	if w := e.reg.self(); w != nil && w.isCtx {
+		ctxOf(w).woke = true
 	}
 }
 
@@ -277,17 +358,17 @@ func (e *Executor) drive(t *ctx) {
 func (e *Executor) driver(s ownerStart) {
 	defer e.wg.Done()
 	x := newIdle()
+	d := new(stash)
+	defer e.flush(d) // deferred, so that a body's Goexit, which ends the driver too, pools them as well
 	for {
 		t := s.t
 		if t == nil { // a fresh owner: an idle context, or a new one
-			t = e.ctxs.get()
-			if t == nil {
-				t = e.newCtx()
-			}
+			t = e.take(d)
 			t.w.start(s.id)
 			t.grant = s.c
 		}
-		e.drive(t)
+		e.drive(d, t)
+		e.flush(d) // an idle driver holds no context
 		if !e.pool.put(x) {
 			return
 		}
@@ -314,16 +395,22 @@ func (e *Executor) runElsewhere(s ownerStart) {
 	}
 }
 
-// ctxPoolMax bounds the idle contexts kept for reuse; past it, a context
-// that goes idle is stopped (its goroutine ends).
-const ctxPoolMax = 1024
+// trimEvery is how often sysmon trims the idle context pool, by half of
+// the smallest size the pool had since the last trim.
+const trimEvery = 250 * time.Millisecond
 
-// ctxPool holds idle contexts for reuse: a context made costs a goroutine's
-// creation and its stack's growth the first time it runs a body.
+// ctxPool holds idle contexts for reuse: a context made costs a
+// goroutine's creation and its stack's growth the first time it runs a
+// body, and a context stopped costs a switch and a goroutine's end. A burst
+// of parks (a cancel walk's ten thousand sleepers) makes as many contexts,
+// and the next burst reuses them; sysmon follows the load down instead,
+// stopping half of the pool's low-water mark every trimEvery (trim), so
+// that a pool nobody draws from empties within a few trims.
 type ctxPool struct {
 	mu     sync.Mutex
 	idle   *ctx // under mu; linked through link
-	n      int  // under mu
+	n      int  // under mu: contexts in idle
+	low    int  // under mu: the smallest n since the last trim
 	closed bool // under mu
 }
 
@@ -334,17 +421,18 @@ func (p *ctxPool) get() *ctx {
 	if t != nil {
 		p.idle, t.link = t.link, nil
 		p.n--
+		p.low = min(p.low, p.n)
 	}
 	p.mu.Unlock()
 	return t
 }
 
 // put pools t, whose owner stint has ended, or stops it if the pool is
-// full or closed.
+// closed.
 func (p *ctxPool) put(t *ctx) {
 	t.state = ctxIdle
 	p.mu.Lock()
-	if !p.closed && p.n < ctxPoolMax {
+	if !p.closed {
 		t.link = p.idle
 		p.idle = t
 		p.n++
@@ -353,6 +441,38 @@ func (p *ctxPool) put(t *ctx) {
 	}
 	p.mu.Unlock()
 	t.stop()
+}
+
+// size is the number of idle contexts pooled.
+func (p *ctxPool) size() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n
+}
+
+// trim stops half of the contexts the pool held at its low-water mark since
+// the last trim (none of those was drawn all that time), rounded up, and
+// starts a new low-water mark. Called by sysmon, an unlocked goroutine, as
+// a switch to a context must be.
+func (p *ctxPool) trim() {
+	p.mu.Lock()
+	k := (p.low + 1) / 2
+	var ts *ctx
+	for range k {
+		t := p.idle
+		p.idle = t.link
+		t.link = ts
+		ts = t
+	}
+	p.n -= k
+	p.low = p.n
+	p.mu.Unlock()
+	for ts != nil {
+		t := ts
+		ts = t.link
+		t.link = nil
+		t.stop()
+	}
 }
 
 // close stops every idle context and makes every later put stop its

@@ -5,7 +5,9 @@
 // runtime.LockOSThread (and, with Pinning(true), pinned to a CPU with
 // sched_setaffinity on Linux; on other OSes New then returns a *PinError
 // matching ErrPinningUnsupported). Owners run tasks to completion on their
-// own stack. vcore builds and runs on every OS Go supports.
+// own stack, or, where goroutine identities work and nothing is pinned, on
+// coroutines that hold the tasks that park (see Park below). vcore builds
+// and runs on every OS Go supports.
 //
 //	ex, err := vcore.New(vcore.Workers(4), vcore.Pinning(true))
 //	if err != nil { ... }            // *OptionError or *PinError, never a crash
@@ -26,7 +28,7 @@
 // owner about to sleep also takes another core's next slot, and sysmon
 // moves a task that sat in one for a whole tick to the global queue.
 //
-// Owners (core.go, worker.go, idle.go, pool.go). A core's word holds its
+// Owners (core.go, worker.go, idle.go, pool.go, ctx.go). A core's word holds its
 // owner's id and one of four coreStates (Free, Running, Sleeping, Closed;
 // each documented with its legal moves), changed only by CAS. An owner holds
 // its thread locked while it runs a task. With nothing to do it unlocks it
@@ -37,36 +39,59 @@
 // back to Running sends the token (a pusher that sees Sleeping does), and a
 // pusher that finds a core Free starts an owner for it. Sleeping and waking
 // are a Dekker handshake over sequentially consistent atomics (core.go).
-// Owner goroutines are pooled: one whose owner ends waits for the next owner
+// Owners are pooled: one whose owner stint ends waits for the next owner
 // to start instead of ending.
 //
-// Park (executor.go, worker.go). A task that blocks in a kc wait cannot
-// leave its stack, so Park hands off the core, not the task, as Go's runtime
-// does for a syscall. The owner unlocks its thread first; a wait the core
-// expects to be answered at once (kc.Parker.Spin: a channel partner) gets a
-// few yields to be woken with the core kept, and so does a wait for a timer
-// the task armed due within the spin budget (timer.go), while no work waits
-// for the core, for as long as the timer takes. Otherwise the owner unregisters
-// and gives the core to a fresh owner if work is waiting (else marks it
-// Free); then it waits. Woken, the goroutine takes its previous core back if
-// it is Free (soft affinity), else any Free core, else finishes its body on
-// a plain goroutine and retires to the pool (the starvation escape hatch: a
-// woken task never waits for a core). It does not take a core from an owner
-// that spins with nothing to do: as an owner again, the body would hand the
-// core off at its next park (a pooled goroutine woken to own it, and the
-// displaced spinner retired), where a coreless body's park is a plain wait.
-// Coreless, its Launches go to inboxes, which the spinning owners poll;
-// taking their cores made every park-heavy workload slower (WaitersStorm,
-// CancelFanout, JobCreate's latency: a root that launches and joins one
-// child at a time). Park learns whether its caller owns a core from the
-// registry (registry.go), keyed by the calling goroutine's g (goruntime.G, a
-// load) on amd64 and arm64. Elsewhere it is keyed by the calling thread's
-// id, exact because a locked thread runs nothing but its goroutine: threadID
-// (tid_GOOS.go), gettid on Linux, thread_selfid on macOS, thr_self on
-// FreeBSD, the Thread Environment Block's address on Windows. Where there is
-// none (or it misbehaves, which threadIDsWork checks once), the registry
-// stays empty and Park waits without handing its core off: slower, since
-// sysmon must retake the core, but correct.
+// Park (executor.go, worker.go, ctx.go). A task that blocks in a kc wait
+// hands off its core, as Go's runtime does for a syscall. The owner unlocks
+// its thread first; a wait the core expects to be answered at once
+// (kc.Parker.Spin: a channel partner) gets a few yields to be woken with the
+// core kept, and so does a wait for a timer the task armed due within the
+// spin budget (timer.go), while no work waits for the core, for as long as
+// the timer takes. Otherwise the core goes to the next owner if work waits
+// (else it is marked Free), and the task waits in one of two ways:
+//
+//   - As a suspended coroutine, where goroutine identities work (amd64,
+//     arm64) and owners are not pinned. An owner is then a task context
+//     (ctx.go): an iter.Pull coroutine that runs owner stints on its own
+//     stack, resumed by an unlocked driver goroutine. Park suspends the
+//     context, and its driver goes on at once with the core's next owner:
+//     a woken context from the core's ready queue, granted the core, or a
+//     fresh owner on an idle context. The wake puts the context on the
+//     ready queue of the core it parked on (soft affinity) and kicks that
+//     core; an owner that finds it there (its own core's queue first, then
+//     other cores' as it steals) hands it its core and goes to the pool,
+//     and its driver resumes it, prefetching the next context of the queue
+//     meanwhile (its record, its g and its stack: the memory of a task
+//     parked long ago is cold). A context locks its thread while it runs a
+//     task and unlocks it before every switch: a switch away from a locked
+//     goroutine, or to a coroutine from a thread other than the one it was
+//     made locked on, makes the Go runtime throw. A body that holds a
+//     thread lock of its own when it parks, and a Quick wait (a channel
+//     partner) after its spin, park as a goroutine instead (below), their
+//     driver blocked with them.
+//   - As a goroutine, otherwise: the goroutine waits, then takes its
+//     previous core back if it is Free (soft affinity), else any Free core,
+//     else finishes its body on a plain goroutine and retires to the pool
+//     (the starvation escape hatch: a woken task never waits for a core).
+//     It does not take a core from an owner that spins with nothing to
+//     do: as an owner again, the body would hand the core off at its next
+//     park (a pooled goroutine woken to own it, and the displaced spinner
+//     retired), where a coreless body's park is a plain wait. Coreless,
+//     its Launches go to inboxes, which the spinning owners poll; taking
+//     their cores made every park-heavy workload slower (WaitersStorm,
+//     CancelFanout, JobCreate's latency).
+//
+// Park learns whether its caller owns a core from the registry
+// (registry.go), keyed by the calling goroutine's g (goruntime.G, a load)
+// on amd64 and arm64: a context's own goroutine while it runs. Elsewhere it
+// is keyed by the calling thread's id, exact because a locked thread runs
+// nothing but its goroutine: threadID (tid_GOOS.go), gettid on Linux,
+// thread_selfid on macOS, thr_self on FreeBSD, the Thread Environment
+// Block's address on Windows. Where there is none (or it misbehaves, which
+// threadIDsWork checks once), the registry stays empty and Park waits
+// without handing its core off: slower, since sysmon must retake the core,
+// but correct.
 //
 // Yield (yield.go). A task's stack is its goroutine's, so Job.Yield cannot
 // move the task to the back of a queue: it lets other goroutines have the
@@ -101,23 +126,30 @@
 //
 // # Departures from spec 05, and why
 //
-//   - No fibers. Go cannot switch stacks in user code; iter.Pull coroutines
-//     can, but a coroutine made on a locked thread can only be resumed on
-//     that thread (the runtime throws otherwise), so one body blocked on a
-//     Go channel would strand every fiber parked on its thread. A task's
-//     stack is its owner goroutine's; what moves is the core.
-//   - Parked tasks give their thread back. A parked task is a goroutine,
-//     not an OS thread: 10 000 tasks each joining the next (the JoinChain
-//     case) would otherwise need 10 000 threads, Go's fatal limit.
+//   - Fibers are iter.Pull coroutines made unlocked, and a fiber holds its
+//     thread locked only while it runs a task: a coroutine made on a locked
+//     thread could only ever be resumed on that thread (the runtime throws
+//     otherwise), so one body blocked on a Go channel would strand every
+//     fiber parked on its thread. What a fiber owns is a core, not a
+//     thread. Pinned owners and platforms without goroutine identities
+//     have no fibers: a task's stack is its owner goroutine's, and what
+//     moves at a park is the core.
+//   - Parked tasks give their thread back. A parked task is a suspended
+//     coroutine or a goroutine, not an OS thread: 10 000 tasks each joining
+//     the next (the JoinChain case) would otherwise need 10 000 threads,
+//     Go's fatal limit.
 //   - No per-fiber control word or pending_unpark latch: kc.Parker is a
 //     one-shot semaphore that already gives park_if its no-lost-wakeup
 //     contract (a wake before Park makes Park return at once), and the wake
 //     reason is CASed by the core before it signals the Parker.
-//   - The inbox doubles as the stealable local run queue. With no fiber
-//     resumption entries a separate local queue would hold nothing, and the
-//     MPMC ring makes stealing from it safe.
-//   - No direct (hard-affinity) handoff: a woken task resumes on its own
-//     goroutine, so there is no consumer stack to switch to.
+//   - The inbox doubles as the stealable local run queue for new tasks,
+//     and the ready queue holds fiber resumption entries; idle owners
+//     steal from both (the MPMC ring and the ready queue's mutex make that
+//     safe).
+//   - No direct (hard-affinity) handoff: a woken fiber waits in its core's
+//     ready queue for the core's owner to hand it the core, rather than
+//     being switched to from the waker's stack; a task parked as a
+//     goroutine resumes on its own goroutine.
 //   - Timers are a sleep queue not drained by sysmon (internal/sleepq): a
 //     heap of deadlines per P, each fired by one Go runtime timer, woken
 //     by the netpoller: no O(N) drain, no 250 µs resolution, no sysmon
@@ -171,10 +203,14 @@
 //     and a scan of a few registry slots, a few ns; keyed by thread, a
 //     threadID is a system call (Linux, macOS, FreeBSD), on the order of
 //     100 ns.
-//   - A park that hands the core off and its wake-up: UnlockOSThread and
-//     LockOSThread, two CASes on core words, and the wake-up of a pooled
-//     goroutine when work waits: on the order of a microsecond. A channel
-//     wait answered while it spins keeps its core: a few goroutine
+//   - A park that hands the core off and its wake-up, as a suspended
+//     context: UnlockOSThread and LockOSThread, a CAS on the core's word at
+//     each hand of the core, a registry removal and addition, a push and a
+//     pop under the ready queue's mutex, a pool put, and four coroutine
+//     switches (park and resume each go through a driver): a few hundred
+//     ns. As a goroutine: the same locks and CASes, and the wake-up of a
+//     pooled goroutine when work waits: on the order of a microsecond. A
+//     channel wait answered while it spins keeps its core: a few goroutine
 //     switches.
 //   - A wait for a timer due within the spin budget (a short Sleep): the
 //     wake a few goroutine switches after the due time, for at most twice

@@ -88,7 +88,7 @@ type Executor struct {
 // counters are diagnostics, updated with relaxed intent (Go has only
 // sequentially consistent atomics; nothing reads them for correctness).
 type counters struct {
-	workersStarted, reused, handoffs, retakes, helpers, sleeps, wakes, steals, timerWaits atomic.Uint64
+	workersStarted, reused, handoffs, suspends, retakes, helpers, sleeps, wakes, steals, timerWaits atomic.Uint64
 }
 
 // Stats is a snapshot of the executor's diagnostic counters.
@@ -96,6 +96,7 @@ type Stats struct {
 	WorkersStarted uint64 // owners started (first owners and replacements)
 	Reused         uint64 // owners of those started on a pooled goroutine (pool.go)
 	Handoffs       uint64 // Park calls that gave their core away
+	Suspends       uint64 // of those, the ones that suspended their task's context instead of blocking its goroutine (ctx.go)
 	Retakes        uint64 // cores sysmon took from a stuck owner (temporary workers)
 	Helpers        uint64 // helpers sysmon started beyond the TempWorkers bound (helper.go)
 	Sleeps, Wakes  uint64 // owners that went to sleep; sleepers woken by others
@@ -111,6 +112,7 @@ func (e *Executor) Stats() Stats {
 		WorkersStarted: e.stats.workersStarted.Load(),
 		Reused:         e.stats.reused.Load(),
 		Handoffs:       e.stats.handoffs.Load(),
+		Suspends:       e.stats.suspends.Load(),
 		Retakes:        e.stats.retakes.Load(),
 		Helpers:        e.stats.helpers.Load(),
 		Sleeps:         e.stats.sleeps.Load(),
@@ -288,13 +290,15 @@ func (e *Executor) dropStale(c *core) {
 // its core, and waits so for the wake of a short timer it armed
 // (awaitTimer, timer.go) while no work waits for the core; a pinned owner,
 // which stays locked, skips both. Otherwise the core is handed off, to a
-// fresh owner if work is waiting, else left Free; after the wake the
-// goroutine tries to take its old core back (soft affinity), then any Free
-// core, and otherwise finishes its body on a plain goroutine (see the
-// package doc). Cost for a worker woken while it spins: a registry lookup
-// (registry.self), UnlockOSThread and LockOSThread and the yields; for a
-// hand-off, two atomic CASes more and a wake-up of a pooled goroutine when
-// work waits.
+// woken context or a fresh owner if work is waiting, else left Free. A
+// context (ctx.go) is then suspended (parkCtx) and resumes owning the core
+// an owner grants it; else, after the wake, the goroutine tries to take its
+// old core back (soft affinity), then any Free core, and otherwise finishes
+// its body on a plain goroutine (see the package doc). Cost for a worker
+// woken while it spins: a registry lookup (registry.self), UnlockOSThread
+// and LockOSThread and the yields; for a hand-off, two atomic CASes more
+// and, for a context, four coroutine switches and a ready queue's push and
+// pop; for a goroutine, a wake-up of a pooled goroutine when work waits.
 func (e *Executor) Park(p *kc.Parker) {
 	if !p.Worker() {
 		p.Wait()

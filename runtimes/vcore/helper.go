@@ -53,6 +53,8 @@ func (e *Executor) helper() {
 	defer e.helpers.Add(-1)
 	var kw kc.Worker
 	defer kw.Flush() // deferred, so that a body's runtime.Goexit flushes too
+	var d stash
+	defer e.flush(&d)
 	for !e.stop.Load() {
 		t := e.global.pop()
 		for i := 0; t == nil && i < len(e.cores); i++ {
@@ -67,7 +69,7 @@ func (e *Executor) helper() {
 				// (and whatever it hands on to) as a driver would.
 				e.helperRuns.Add(1)
 				kw.Flush()
-				e.drive(r)
+				e.drive(&d, r)
 				continue
 			}
 			return

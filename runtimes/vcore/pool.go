@@ -15,7 +15,7 @@ import (
 // stack, which the garbage collector shrinks while it waits: a few KiB.
 const poolMax = 1024
 
-// Owner goroutines are reused.
+// Owner goroutines, and driver goroutines (ctx.go), are reused.
 //
 // Every Park that finds work waiting gives its core to a fresh owner, and
 // every woken task that finds no Free core retires its goroutine once its
@@ -24,7 +24,10 @@ const poolMax = 1024
 // starts small, its growth (copystack) the first time it runs a body; a
 // retired goroutine has already paid both. So a goroutine whose workerMain
 // returns waits in the pool for the next owner to start instead of ending,
-// up to poolMax of them, until Close.
+// up to poolMax of them, until Close. With owners as contexts, the pool
+// holds idle drivers instead, handed a context to drive or an owner to
+// start on one (ownerStart), and the contexts have a pool of their own
+// (ctxPool).
 type gpool struct {
 	mu     sync.Mutex
 	idle   []*idle // each idle goroutine's hand-off point (pool_park.go); under mu

@@ -72,8 +72,22 @@ func (e *Executor) runOn(kw *kc.Worker, t *kc.Task) {
 func (e *Executor) lock(w *worker, c *core) {
 	runtime.LockOSThread()
 	e.pin.pin(c.cpu)
-	e.reg.add(w)
+	if w.slot < 0 { // else the slot was handed to it (unlockTo)
+		e.reg.add(w)
+	}
 	w.locked, w.core, w.role = true, c, roleOwner
+}
+
+// unlockTo is unlock for w, a context's worker, whose core goes to the
+// context to (nil: none), which w's driver runs next: w's registry slot
+// goes to to (registry.hand) rather than being freed here and claimed
+// again by to's lock, where to has run before (its goroutine, the key,
+// exists).
+func (e *Executor) unlockTo(w *worker, to *ctx) {
+	if to != nil && to.g != 0 && to.w.slot < 0 {
+		e.reg.hand(w, &to.w, uint64(to.g))
+	}
+	e.unlock(w)
 }
 
 // unlock undoes lock: the thread goes back to the Go runtime, unpinned (if
@@ -227,10 +241,7 @@ func (e *Executor) handOn(w *worker, c *core) *ctx {
 	if s.t != nil {
 		return s.t
 	}
-	t := e.ctxs.get()
-	if t == nil {
-		t = e.newCtx()
-	}
+	t := e.take(ctxOf(w).drv)
 	t.w.start(s.id)
 	t.grant = s.c
 	return t
@@ -282,17 +293,16 @@ func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
 
 // switchTo hands c, the core of w (a context's worker), to the ready
 // context r, which w's driver runs next (ctx.to); w's owner stint ends
-// (workerMain returns, and its context goes to the pool). r gets a fresh
-// owner id, named by the CAS that moves c to it; if sysmon took c from w
-// meanwhile, r goes on without a core (Park's reacquire) and w leaves the
-// retake bound, as in lost. w's batch of releases goes on with r, or is
-// dropped (kc.Worker.Pass).
+// (workerMain returns, and its context goes to the pool). r goes on under
+// its own id, as a goroutine that takes a core back does (reacquire): no
+// core's word names it since its park passed its core on. If sysmon took
+// c from w meanwhile, r goes on without a core (Park's reacquire) and w
+// leaves the retake bound, as in lost. w's batch of releases goes on with
+// r, or is dropped (kc.Worker.Pass).
 func (e *Executor) switchTo(w *worker, c *core, r *ctx) {
-	id := e.newID()
-	r.w.id.Store(id)
-	if c.word.CompareAndSwap(mkword(w.id.Load(), coreRunning), mkword(id, coreRunning)) {
+	if c.word.CompareAndSwap(mkword(w.id.Load(), coreRunning), mkword(r.w.id.Load(), coreRunning)) {
 		r.grant = c
-		e.unlock(w)
+		e.unlockTo(w, r)
 	} else {
 		e.unlock(w)
 		e.retaken.Add(-1)

@@ -71,13 +71,15 @@ func TestWakeSleeper(t *testing.T) {
 	}
 }
 
-// At most half the cores' owners spin at once (startSpin): with four cores
-// owned and idle and a long spin budget, nspinning never exceeds two.
+// At most half the cores' owners spin at once (startSpin) where owners are
+// goroutines: with four cores owned and idle and a long spin budget,
+// nspinning never exceeds two.
 func TestSpinnersAtMostHalf(t *testing.T) {
 	ex, err := New(Workers(4), Spin(MaxSpin))
 	if err != nil {
 		t.Fatal(err)
 	}
+	ex.coro = false // owners as goroutines, as where goroutine identities are missing
 	rt := kc.New(ex)
 	defer rt.Close()
 	var sink atomic.Uint64
