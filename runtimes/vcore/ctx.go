@@ -113,7 +113,6 @@ type ctx struct {
 	grant *core                 // the core it owns when it next runs (its owner stint starts, or Park returns, owning it); nil: it has none
 	home  *core                 // the core it parked on: the ready queue Resume puts it on
 	link  *ctx                  // the next in whichever list holds it: a ready queue or the pool
-	drv   *stash                // the idle contexts of the driver running it; set by that driver before each resume
 	// sp is an address in the frame of its last suspend (parkCtx), near
 	// where its resume returns first: a hint for prefetch, and nothing
 	// else (a stale value, the collector having moved the stack, only
@@ -131,7 +130,7 @@ type ctx struct {
 
 // ctxPad rounds ctx up to a whole number of cache lines on 64-bit
 // platforms (TestCtxLines checks it where contexts run).
-const ctxPad = 192 - 64 - 12*8 - 2
+const ctxPad = 192 - 64 - 11*8 - 2
 
 // ctxOf returns the context whose worker w is; w.isCtx must hold.
 func ctxOf(w *worker) *ctx { return (*ctx)(unsafe.Pointer(w)) }
@@ -215,16 +214,17 @@ func (t *ctx) Resume() {
 	t.e.kick(c)
 }
 
-// parkCtx is Park's path for an owner that is a context: it passes the
-// core on (handOn), suspends the context until the wake, and returns owning
-// the core it was granted, or else after reacquire. The caller has
-// loosened w's thread, and nothing else holds it locked.
+// parkCtx is Park's path for an owner that is a context: it yields to its
+// driver, still owning its core, and the driver suspends it and passes the
+// core on (drive); it returns, once resumed, owning the core it was
+// granted (its own again, if the wake came before the suspend), or else
+// after reacquire. The caller has loosened w's thread, and nothing else
+// holds it locked.
 func (e *Executor) parkCtx(t *ctx, p *kc.Parker) {
 	w := &t.w
 	c := w.core
 	e.stats.handoffs.Add(1)
-	t.to = e.handOn(w, c)
-	e.unlockTo(w, t.to)
+	e.unlock(w)
 	w.role = roleParked
 	t.home = c
 	t.park = p
@@ -246,11 +246,10 @@ func (e *Executor) parkCtx(t *ctx, p *kc.Parker) {
 const stashMax = 16
 
 // stash is a driver's own idle contexts: a context whose owner stint ends
-// goes here, and a context of the driver that parks takes its core's
-// fresh owner from here, with no lock; the shared pool (ctxPool) takes the
-// overflow and whatever a driver holds when it stops driving (flush). Only
-// the driver goroutine and the context it runs, which take turns, touch
-// it.
+// goes here, and the fresh owner of a parked context's core comes from
+// here, with no lock; the shared pool (ctxPool) takes the overflow and
+// whatever a driver holds when it stops driving (flush). Only the driver
+// goroutine touches it.
 type stash struct {
 	t [stashMax]*ctx
 	n int
@@ -300,9 +299,7 @@ func (e *Executor) drive(d *stash, t *ctx) {
 			panic("vcore: resume of a context that is " + t.state.String())
 		}
 		t.state = ctxRunning
-		t.drv = d
 		msg, ok := t.next()
-		t.drv = nil
 		if !ok {
 			panic("vcore: a context ended while running")
 		}
@@ -311,19 +308,22 @@ func (e *Executor) drive(d *stash, t *ctx) {
 		t.to, t.woke = nil, false
 		switch msg {
 		case msgPark:
-			p := t.park
+			p, c := t.park, t.home
+			me := mkword(t.w.id.Load(), coreRunning) // before Suspend: after it, t may run elsewhere at once
 			t.park = nil
-			t.state = ctxParked // before Suspend: after it, t may run elsewhere at once
+			t.state = ctxParked
 			if p.Suspend(t) {
 				e.stats.suspends.Add(1)
+				next = e.handOn(me, c, d) // c's word still says me, unless sysmon took c
+			} else if c.word.Load() == me {
+				// The wake came first: t goes on here with its core.
+				t.state, t.grant = ctxReady, c
+				next = t
 			} else {
-				// The wake came first: t goes on here, without a core
-				// (it reacquires one); the owner it handed its core to
-				// goes on elsewhere.
+				// And sysmon took the core meanwhile: t goes on without
+				// it (reacquire), and leaves the retake bound.
+				e.retaken.Add(-1)
 				t.state = ctxReady
-				if next != nil {
-					e.runElsewhere(ownerStart{t: next})
-				}
 				next = t
 			}
 		case msgDone:

@@ -178,18 +178,18 @@ func (e *Executor) reacquire(w *worker, prev *core) {
 // giveAway passes c, which w owned (and has unlocked), on (pass), and
 // starts its new owner elsewhere.
 func (e *Executor) giveAway(w *worker, c *core) {
-	if s, ok := e.pass(w, c); ok {
+	if s, ok := e.pass(mkword(w.id.Load(), coreRunning), c); ok {
 		e.runElsewhere(s)
 	}
 }
 
-// pass passes c, which w owned (and has unlocked), to a new owner if work
-// waits for it (ownerFor says which: it moves c's word to it) and returns
-// that owner's start for the caller to run; else it marks c Free and
-// reports false. If c is no longer w's, sysmon took it while w was stuck;
-// w now holds no thread, so it leaves the bound.
-func (e *Executor) pass(w *worker, c *core) (ownerStart, bool) {
-	me := mkword(w.id.Load(), coreRunning)
+// pass passes c, whose word was me (Running(id of a worker that has
+// unlocked), to a new owner if work waits for it (ownerFor says which: it
+// moves c's word to it) and returns that owner's start for the caller to
+// run; else it marks c Free and reports false. If c's word is no longer
+// me, sysmon took c while its owner was stuck; that owner now holds no
+// thread, so it leaves the bound.
+func (e *Executor) pass(me uint64, c *core) (ownerStart, bool) {
 	for {
 		if c.word.Load() != me {
 			e.retaken.Add(-1)
@@ -230,18 +230,19 @@ func (e *Executor) ownerFor(id uint64, c *core) ownerStart {
 	return ownerStart{id: id, c: c}
 }
 
-// handOn is parkCtx's pass: it returns the context to run c next (a
-// ready one, or a fresh owner on an idle or new context), or nil if c
-// went Free. The caller is an unlocked context, so it may make one.
-func (e *Executor) handOn(w *worker, c *core) *ctx {
-	s, ok := e.pass(w, c)
+// handOn is the pass of a parked context's driver (drive), for the core
+// whose word was me: it returns the context to run c next (a ready one, or
+// a fresh owner on an idle or new context, d's first), or nil if c went
+// Free. The driver is unlocked, so it may make one.
+func (e *Executor) handOn(me uint64, c *core, d *stash) *ctx {
+	s, ok := e.pass(me, c)
 	if !ok {
 		return nil
 	}
 	if s.t != nil {
 		return s.t
 	}
-	t := e.take(ctxOf(w).drv)
+	t := e.take(d)
 	t.w.start(s.id)
 	t.grant = s.c
 	return t
