@@ -28,19 +28,20 @@
 // owner about to sleep also takes another core's next slot, and sysmon
 // moves a task that sat in one for a whole tick to the global queue.
 //
-// Owners (core.go, worker.go, idle.go, pool.go, ctx.go). A core's word holds its
-// owner's id and one of four coreStates (Free, Running, Sleeping, Closed;
-// each documented with its legal moves), changed only by CAS. An owner holds
-// its thread locked while it runs a task. With nothing to do it unlocks it
-// (unless pinned) and keeps its core and yields its P; then, if fewer than
-// half the cores' owners spin (pinned ones always do), it spins for the Spin
-// budget (default 20 µs, yielding every 16 polls), and sleeps on its wake
-// channel, at once if it may not spin; whoever moves the core from Sleeping
-// back to Running sends the token (a pusher that sees Sleeping does), and a
-// pusher that finds a core Free starts an owner for it. Sleeping and waking
-// are a Dekker handshake over sequentially consistent atomics (core.go).
-// Owners are pooled: one whose owner stint ends waits for the next owner
-// to start instead of ending.
+// Owners (core.go, worker.go, idle.go, pool.go, ctx.go). A core's word
+// holds its owner's id and one of four coreStates (Free, Running,
+// Sleeping, Closed; each documented with its legal moves), changed only by
+// CAS. An owner holds its thread locked while it runs a task. With nothing
+// to do it unlocks it (unless pinned) and keeps its core and yields its P;
+// then, if it may spin (pinned owners and contexts, see Park below, always
+// may, other owners while fewer than half the cores' owners spin), it spins
+// for the Spin budget (default 20 µs, yielding every 16 polls), and sleeps
+// on its wake channel, at once if it may not spin; whoever moves the core
+// from Sleeping back to Running sends the token (a pusher that sees
+// Sleeping does), and a pusher that finds a core Free starts an owner for
+// it. Sleeping and waking are a Dekker handshake over sequentially
+// consistent atomics (core.go). Owners are pooled: one whose owner stint
+// ends waits for the next owner to start instead of ending.
 //
 // Park (executor.go, worker.go, ctx.go). A task that blocks in a kc wait
 // hands off its core, as Go's runtime does for a syscall. The owner unlocks
@@ -121,8 +122,10 @@
 //
 // Shutdown. Close waits until active_tasks (Spawn +1, end of Run -1) is
 // zero, sets stop, closes Free cores and wakes sleeping owners, which close
-// their cores, unpin and unlock their threads and exit; then it stops
-// sysmon and waits for every goroutine it started.
+// their cores, unpin and unlock their threads and exit; then it stops the
+// idle contexts (on a goroutine of its own: its caller may be locked to its
+// thread, and a switch to a context from there would make the runtime
+// throw) and sysmon, and waits for every goroutine it started.
 //
 // # Departures from spec 05, and why
 //
@@ -242,37 +245,40 @@
 // fifth of the stealing backend's time or ahead of it, and on JobCreate's
 // latency (a launch into a nursery and a join of it, one op at a time)
 // within about a third at p50, p90 and p99. That latency is set by where the
-// child runs: the joiner, coreless once a park of its found no core free,
-// sends each child to an inbox, where a spinning owner, or a sleeping one
-// woken onto the joiner's P, runs it; were every owner to spin, the child
-// would go mostly to a spinner on the other P and the joiner would be woken
-// there, each op crossing Ps (findWork says why at most half spin). On
+// child runs. With owners as contexts the joiner owns a core: its child
+// goes to the core's next slot, its join suspends it and hands the core to
+// a fresh owner, which runs the child and, finding the joiner ready, hands
+// the core back. With owners as goroutines the joiner, coreless once a park
+// of its found no core free, sends each child to an inbox, where a spinning
+// owner, or a sleeping one woken onto the joiner's P, runs it; were every
+// owner to spin, the child would go mostly to a spinner on the other P and
+// the joiner would be woken there, each op crossing Ps (findWork says why
+// at most half of such owners spin). On
 // AwaitPending that takes the next slot: with the child in an inbox, much of
 // vcore's CPU time went to the ring's push and pop, the active_tasks add and
 // the child's claim, each on a cache line another core also writes, as the
 // idle core popped and dropped the stale entries. The next slot keeps all of
 // that on the parent's core.
 //
-// It stays behind on CancelFanout (waking a thousand parked tasks, each a
-// goroutine that takes a core back or finishes coreless) and on
-// WaitersStorm. Each parked task is a parked goroutine, so each wake is a
-// goready on the waker's P: it touches the woken goroutine's g, cold once
-// thousands are parked, and puts it on a run queue that overflows to Go's
-// global queue, where nearly all of a big walk's woken goroutines wait; each
-// then costs a pass through the Go scheduler (the queue pops and the first
-// reads of its cold g), a return into its cold stack, and a goroutine exit
-// or a park in the owner pool. Those per-task costs are what the stealing
-// backend does not pay. The cancel walk runs on one unlocked goroutine that
-// the woken ones queue ahead of, so with tens of thousands of children the
-// walk spans most of the op. The stealing backend's wake of a suspended
-// coroutine is a push to its ready queue, and its woken coroutines run by
-// coroutine switches without the Go scheduler, each driver prefetching the
-// next one's cold memory while it resumes the one before; a goroutine that
-// Go's scheduler resumes gives vcore no such point. Holding vcore's parked
-// tasks as coroutines would do the same here, with the constraint that a
-// coroutine made on a locked thread can only be resumed on that thread (so
-// the owner would switch unlocked, and the task lock its thread inside the
-// coroutine). On SleepWake
+// Parked tasks are contexts (where owners are), so a wake is a push to the
+// ready queue of the core the task parked on, and the woken run by
+// coroutine switches on the owners' threads, without the Go scheduler,
+// each owner prefetching the next context's cold memory while it resumes
+// the one before, as in the stealing backend. What vcore pays on top, per
+// park and per resume, is the core: the parked context's core goes to a
+// fresh owner (a CAS on its word, the owner's registry entry, its thread
+// lock) and the woken one is granted a core the same way, where the
+// stealing backend's driver just takes the next coroutine. That keeps it
+// behind on CancelFanout (thousands of parks and wakes) and WaitersStorm,
+// and costs a workload whose coordinator parks once an op (FanOut/n=10: a
+// root that launches ten children and waits for them) a few hundred ns an
+// op against owners as goroutines, where such a root, coreless once its
+// first wake found no core Free, parks and wakes as a plain goroutine. On
+// the platforms where owners are goroutines (no goroutine identities, or
+// pinning) each parked task is a parked goroutine, and each wake a
+// goready: a pass through the Go scheduler, a return into a cold stack
+// and a goroutine exit or a park in the owner pool per woken task, which
+// is what contexts avoid. On SleepWake
 // (a 1 µs timer sleep) both backends keep the sleeper spinning for its short
 // timer (timer.go here, timerwait.go there) instead of leaving the wake-up
 // to the OS.

@@ -41,8 +41,9 @@ type Executor struct {
 	active atomic.Int64
 	_      cpu.CacheLinePad
 
-	// nspinning counts owners in findWork's spin phase; unpinned, at most
-	// half the cores (startSpin, a CAS loop, enforces it). A pusher whose
+	// nspinning counts owners in findWork's spin phase; for owners that
+	// are neither pinned nor contexts, at most half the cores (startSpin,
+	// a CAS loop, enforces it). A pusher whose
 	// target core is busy wakes a sleeper only if it loads 0; a spinner
 	// decrements it before its Sleeping CAS and re-checks every queue
 	// after, so (sequential consistency) a task pushed while the pusher

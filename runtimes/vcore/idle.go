@@ -58,12 +58,14 @@ func (e *Executor) tighten(w *worker) {
 // findWork returns the next task for c's owner, or a ready context to hand
 // c to (poll's order: c's ready queue, its next slot, own inbox, global
 // queue, then other inboxes and ready queues). Out of work, the owner
-// spins for the configured budget if fewer than half the cores' owners spin
-// (startSpin), then takes another core's next slot (stealNext) and sleeps;
-// an owner that may not spin sleeps at once. It returns nothing when the
+// spins for the configured budget if it may (startSpin: pinned owners and
+// contexts always, other owners while fewer than half the cores' owners
+// spin), then takes another core's next slot (stealNext) and sleeps; an
+// owner that may not spin sleeps at once. It returns nothing when the
 // executor stops or when w lost c. A task comes back with w locked; a
-// context or nothing may leave w loosened. Stale entries (Finished tasks) are dropped here, so that
-// an owner draining them neither locks its thread nor yields for each.
+// context or nothing may leave w loosened. Stale entries (Finished tasks)
+// are dropped here, so that an owner draining them neither locks its
+// thread nor yields for each.
 //
 // Why at most half spin (Go's rule for its spinning threads, findRunnable):
 // a spinning owner is a runnable goroutine, not an idle thread, and every
