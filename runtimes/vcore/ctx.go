@@ -3,7 +3,6 @@ package vcore
 import (
 	"fmt"
 	"iter"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -163,33 +162,16 @@ func (t *ctx) body(yield func(ctxMsg) bool) {
 		c := t.grant
 		t.grant = nil
 		e.workerMain(&t.w, c)
-		unlockThread() // a body's own thread lock: see unlockThread
+		goruntime.UnlockOSThreadAll() // a body's own thread lock would make the switch throw
 		if !yield(msgDone) {
 			return
 		}
 	}
 }
 
-// unlockThread undoes LockOSThread calls a task body left behind: the
-// context is about to switch to its driver, which the runtime allows only
-// with the thread lock it had when it was made (none). On a goroutine the
-// lock would have ended with the goroutine; on a context it ends with the
-// owner stint.
-func unlockThread() {
-	for goruntime.LockedOSThread() {
-		runtime.UnlockOSThread()
-	}
-}
-
-// Lines prefetch asks for, per resume: the context's record, the start of
-// its goroutine's runtime g (status word and saved registers, which the
-// switch reads and CASes), and the stack around sp.
-const (
-	prefetchCtxLines   = 3
-	prefetchGLines     = 4
-	prefetchBelowSP    = 128 // bytes below sp: the switch's own frames
-	prefetchStackLines = 10
-)
+// prefetchCtxLines is how many lines of the context record prefetch asks
+// for.
+const prefetchCtxLines = 3
 
 // prefetch starts loading what the resume of t will touch first; an owner
 // calls it for the context it will resume after the one it is about to
@@ -197,8 +179,7 @@ const (
 // nothing and cannot fault, so a stale sp or g does no harm.
 func (t *ctx) prefetch() {
 	goruntime.PrefetchLines(uintptr(unsafe.Pointer(t)), prefetchCtxLines)
-	goruntime.PrefetchLines(t.g, prefetchGLines)
-	goruntime.PrefetchLines(t.sp.Load()-prefetchBelowSP, prefetchStackLines)
+	goruntime.PrefetchResume(t.g, t.sp.Load())
 }
 
 // Resume is the kc.Resumer of a parked context: the wake of its Parker
