@@ -14,7 +14,39 @@ func shutdownCases() []Case {
 		mk("CloseDrainsDetached", "05 Shutdown / draining", closeDrainsDetached),
 		mk("CloseIdempotent", "05 Shutdown / draining", closeIdempotent),
 		mk("NoGoroutineLeft", "05 Shutdown / draining", noGoroutineLeft),
+		mk("CloseFromLockedThread", "05 Shutdown / draining; DESIGN Close", closeFromLockedThread),
 	}
+}
+
+// Run and Close work from a goroutine locked to its OS thread (a GUI's or
+// a cgo library's main thread), after tasks parked and were woken. A
+// backend that resumes or stops its coroutines from the caller's goroutine
+// there makes the Go runtime throw: the process dies, which no error
+// report can show, so this case fails by crashing the suite's process.
+func closeFromLockedThread(rt *kc.Runtime, p *probe) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+			nur, err := j.Open()
+			if !p.noErr("Open", err) {
+				return nil
+			}
+			for range 50 {
+				if _, err := nur.Launch(sleeper); !p.noErr("Launch", err) {
+					break
+				}
+			}
+			p.noErr("Sleep", j.Sleep(5*time.Millisecond)) // the sleepers park meanwhile
+			nur.Cancel(nil)
+			p.is("AwaitAll of the cancelled sleepers", nur.AwaitAll(j), kc.ErrCancelled)
+			return nil
+		}))
+		p.noErr("Close", rt.Close())
+	}()
+	<-done
 }
 
 // Run does not wait for a detached job; Close cancels it and waits for it.

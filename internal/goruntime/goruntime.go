@@ -2,10 +2,12 @@
 // processor pin that sync.Pool uses, the calling goroutine's g (G), the
 // runtime's cheap random numbers (CheapRandN), whether the race detector
 // is on, release stores that are plain stores where the architecture
-// makes them so (StoreRel, release.go), and cache prefetch hints that
-// cannot fault (PrefetchLines, prefetch.go).
-// Packages use these names instead of declaring their own linknames or
-// build-tagged constants.
+// makes them so (StoreRel, release.go), cache prefetch hints that cannot
+// fault (PrefetchLines, prefetch.go), and what the coroutine drivers of the
+// backends share: the prefetch of a suspended coroutine's resume and the
+// release of a body's leftover thread locks (PrefetchResume,
+// UnlockOSThreadAll, resume.go). Packages use these names instead of
+// declaring their own linknames or build-tagged constants.
 package goruntime
 
 import _ "unsafe" // for go:linkname

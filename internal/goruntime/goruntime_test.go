@@ -161,3 +161,26 @@ func TestPrefetchLines(t *testing.T) {
 	goruntime.PrefetchLines(^uintptr(0)-63, 1) // the top of the address space
 	goruntime.PrefetchLines(64, 0)             // nothing at all
 }
+
+// PrefetchResume of unset or stale addresses does not fault: sp 0 wraps
+// below the null page, and the top of the address space is unmapped.
+func TestPrefetchResume(t *testing.T) {
+	goruntime.PrefetchResume(0, 0)
+	goruntime.PrefetchResume(^uintptr(0)&^63, ^uintptr(0)&^63)
+	goruntime.PrefetchResume(goruntime.G(), uintptr(unsafe.Pointer(&t)))
+}
+
+// UnlockOSThreadAll undoes every LockOSThread still in effect.
+func TestUnlockOSThreadAll(t *testing.T) {
+	done := make(chan bool)
+	go func() {
+		for range 3 {
+			runtime.LockOSThread()
+		}
+		goruntime.UnlockOSThreadAll()
+		done <- goruntime.LockedOSThread()
+	}()
+	if <-done {
+		t.Error("after three LockOSThread and UnlockOSThreadAll: still locked")
+	}
+}

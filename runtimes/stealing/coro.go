@@ -3,7 +3,6 @@ package stealing
 import (
 	"fmt"
 	"iter"
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -165,28 +164,21 @@ func (c *coro) suspend(p *kc.Parker) {
 	}
 }
 
-// Lines prefetch asks for, per resume: the coroutine record, the start of
-// its goroutine's runtime g (its status word and saved registers, which
-// the switch reads and CASes), and the stack around sp.
-const (
-	prefetchCoroLines  = 2
-	prefetchGLines     = 4
-	prefetchBelowSP    = 128 // bytes below sp: the switch's own frames
-	prefetchStackLines = 10
-)
+// prefetchCoroLines is how many lines of the coroutine record prefetch
+// asks for.
+const prefetchCoroLines = 2
 
 // prefetch starts loading what the resume of c will touch first, where
-// the memory of a coroutine parked long ago has gone cold: a driver
+// the memory of a coroutine parked long ago has gone cold: its record,
+// and its goroutine's g and stack (goruntime.PrefetchResume). A driver
 // calls it for the coroutine it will resume after the one it is about to
 // run (the next in a ready chain), so that the fills overlap that run.
-// It only issues prefetches (goruntime.PrefetchLines), which read nothing
-// and cannot fault, so neither a stale sp (a stack the collector moved)
-// nor a chain that a thief took meanwhile does harm. Cost: three calls of
-// a few prefetch instructions each.
+// Prefetches read nothing and cannot fault, so neither a stale sp (a
+// stack the collector moved) nor a chain that a thief took meanwhile does
+// harm. Cost: three calls of a few prefetch instructions each.
 func (c *coro) prefetch() {
 	goruntime.PrefetchLines(uintptr(unsafe.Pointer(c)), prefetchCoroLines)
-	goruntime.PrefetchLines(c.g, prefetchGLines)
-	goruntime.PrefetchLines(c.sp.Load()-prefetchBelowSP, prefetchStackLines)
+	goruntime.PrefetchResume(c.g, c.sp.Load())
 }
 
 // Resume is the kc.Resumer of a parked coroutine: the wake of its Parker
@@ -222,16 +214,4 @@ func (e *Executor) parkCoro(p *kc.Parker) bool {
 	goruntime.StoreRelUintptr(&c.sp, uintptr(unsafe.Pointer(&top)))
 	c.suspend(p)
 	return true
-}
-
-// unlockThread undoes the LockOSThread calls a task body left behind on a
-// loop coroutine. The coroutine is about to switch to its driver, which the
-// runtime allows only with the thread lock it had when it was made (none):
-// it would throw. On a plain goroutine the lock would have ended with the
-// goroutine; here the body's lock ends with the body's stretch of the
-// worker loop instead, and the thread goes back to the scheduler.
-func unlockThread() {
-	for goruntime.LockedOSThread() {
-		runtime.UnlockOSThread()
-	}
 }

@@ -146,9 +146,9 @@
 // answers within a few goroutine switches, sooner than a hand-off pays.
 // A body that returns with its thread still locked (LockOSThread without
 // Unlock) has its lock dropped before its loop coroutine next switches
-// (unlockThread), since the runtime throws on a switch that changes the
-// lock; on a goroutine of its own the lock would have ended with the
-// goroutine and its thread.
+// (goruntime.UnlockOSThreadAll), since the runtime throws on a switch that
+// changes the lock; on a goroutine of its own the lock would have ended
+// with the goroutine and its thread.
 //
 // A task that waits for a short timer it armed (a Sleep, or a wait with
 // a timeout, due within timerSpin) spins before it suspends, while no

@@ -48,7 +48,7 @@ func (e *Executor) runLoop(c *coro) coroMsg {
 	for {
 		t, r := e.findWork(c)
 		if c.next != nil && goruntime.LockedOSThread() {
-			unlockThread() // before c switches: see unlockThread
+			goruntime.UnlockOSThreadAll() // before c switches: a body's lock would make the switch throw
 		}
 		if r != nil {
 			c.to = r

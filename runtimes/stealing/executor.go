@@ -240,7 +240,13 @@ func (e *Executor) Close() error {
 	})
 	e.sleepQ.Close() // its fires, scheduled or running, count in wg
 	e.wg.Wait()
-	e.pool.drain() // no driver is left to take one; none is parked (every job is terminal)
+	// No driver is left to take an idle coroutine, and none is parked
+	// (every job is terminal). Stopping one switches to it, which the
+	// runtime forbids from a goroutine locked to its thread (Close's
+	// caller may be), so a goroutine of its own stops them.
+	done := make(chan struct{})
+	go func() { e.pool.drain(); close(done) }()
+	<-done
 	return nil
 }
 

@@ -25,8 +25,9 @@ const (
 	// coreRunning: owned by worker id, which is running a task or looking
 	// for one (and may be spinning). Legal moves: the owner goes to sleep
 	// (-> Sleeping), hands the core off in Park (-> Running(new id) when
-	// work waits, else -> Free), closes it at shutdown (-> Closed); sysmon
-	// retakes it from a stuck owner (-> Running(new id)).
+	// work waits, else -> Free) or to a woken context it found ready
+	// (switchTo: -> Running(new id)), closes it at shutdown (-> Closed);
+	// sysmon retakes it from a stuck owner (-> Running(new id)).
 	coreRunning
 
 	// coreSleeping: the owner is blocked on its worker.wake. Whoever wins
@@ -82,9 +83,10 @@ type core struct {
 	// taken once. It counts as queued work wherever the inbox does.
 	next atomic.Pointer[kc.Task]
 
-	inbox ring // runnable tasks for this core; any core may steal from it
-	id    int  // index in Executor.cores; immutable
-	cpu   int  // CPU to pin the owner to, or -1; immutable
+	inbox ring       // runnable tasks for this core; any core may steal from it
+	ready readyQueue // woken contexts that parked on this core (ctx.go); any core may take them
+	id    int        // index in Executor.cores; immutable
+	cpu   int        // CPU to pin the owner to, or -1; immutable
 
 	// Sysmon's private view; touched only by the sysmon goroutine.
 	seenBeat uint64
@@ -144,6 +146,7 @@ func (e *Executor) wakeSleeper(c *core, w uint64) bool {
 	e.stats.wakes.Add(1)
 	select {
 	case s.wake <- struct{}{}:
+		e.notePendingWake()
 	default: // a token already there is enough: the owner re-checks after waking
 	}
 	return true
@@ -223,14 +226,14 @@ func (e *Executor) idle(c *core) bool {
 	return !e.stop.Load() && c.next.Load() == nil && e.inboxesEmpty()
 }
 
-// inboxesEmpty reports whether the global queue and every inbox looked
-// empty (next slots aside). Advisory, like ring.empty.
+// inboxesEmpty reports whether the global queue, every inbox and every
+// ready queue looked empty (next slots aside). Advisory, like ring.empty.
 func (e *Executor) inboxesEmpty() bool {
 	if !e.global.empty() {
 		return false
 	}
 	for i := range e.cores {
-		if !e.cores[i].inbox.empty() {
+		if !e.cores[i].inbox.empty() || !e.cores[i].ready.empty() {
 			return false
 		}
 	}

@@ -5,7 +5,9 @@
 // runtime.LockOSThread (and, with Pinning(true), pinned to a CPU with
 // sched_setaffinity on Linux; on other OSes New then returns a *PinError
 // matching ErrPinningUnsupported). Owners run tasks to completion on their
-// own stack. vcore builds and runs on every OS Go supports.
+// own stack, or, where goroutine identities work and nothing is pinned, on
+// coroutines that hold the tasks that park (see Park below). vcore builds
+// and runs on every OS Go supports.
 //
 //	ex, err := vcore.New(vcore.Workers(4), vcore.Pinning(true))
 //	if err != nil { ... }            // *OptionError or *PinError, never a crash
@@ -26,47 +28,71 @@
 // owner about to sleep also takes another core's next slot, and sysmon
 // moves a task that sat in one for a whole tick to the global queue.
 //
-// Owners (core.go, worker.go, idle.go, pool.go). A core's word holds its
-// owner's id and one of four coreStates (Free, Running, Sleeping, Closed;
-// each documented with its legal moves), changed only by CAS. An owner holds
-// its thread locked while it runs a task. With nothing to do it unlocks it
-// (unless pinned) and keeps its core and yields its P; then, if fewer than
-// half the cores' owners spin (pinned ones always do), it spins for the Spin
-// budget (default 20 µs, yielding every 16 polls), and sleeps on its wake
-// channel, at once if it may not spin; whoever moves the core from Sleeping
-// back to Running sends the token (a pusher that sees Sleeping does), and a
-// pusher that finds a core Free starts an owner for it. Sleeping and waking
-// are a Dekker handshake over sequentially consistent atomics (core.go).
-// Owner goroutines are pooled: one whose owner ends waits for the next owner
-// to start instead of ending.
+// Owners (core.go, worker.go, idle.go, pool.go, ctx.go). A core's word
+// holds its owner's id and one of four coreStates (Free, Running,
+// Sleeping, Closed; each documented with its legal moves), changed only by
+// CAS. An owner holds its thread locked while it runs a task. With nothing
+// to do it unlocks it (unless pinned) and keeps its core and yields its P;
+// then, if it may spin (pinned owners and contexts, see Park below, always
+// may, other owners while fewer than half the cores' owners spin), it spins
+// for the Spin budget (default 20 µs, yielding every 16 polls), and sleeps
+// on its wake channel, at once if it may not spin; whoever moves the core
+// from Sleeping back to Running sends the token (a pusher that sees
+// Sleeping does), and a pusher that finds a core Free starts an owner for
+// it. Sleeping and waking are a Dekker handshake over sequentially
+// consistent atomics (core.go). Owners are pooled: one whose owner stint
+// ends waits for the next owner to start instead of ending.
 //
-// Park (executor.go, worker.go). A task that blocks in a kc wait cannot
-// leave its stack, so Park hands off the core, not the task, as Go's runtime
-// does for a syscall. The owner unlocks its thread first; a wait the core
-// expects to be answered at once (kc.Parker.Spin: a channel partner) gets a
-// few yields to be woken with the core kept, and so does a wait for a timer
-// the task armed due within the spin budget (timer.go), while no work waits
-// for the core, for as long as the timer takes. Otherwise the owner unregisters
-// and gives the core to a fresh owner if work is waiting (else marks it
-// Free); then it waits. Woken, the goroutine takes its previous core back if
-// it is Free (soft affinity), else any Free core, else finishes its body on
-// a plain goroutine and retires to the pool (the starvation escape hatch: a
-// woken task never waits for a core). It does not take a core from an owner
-// that spins with nothing to do: as an owner again, the body would hand the
-// core off at its next park (a pooled goroutine woken to own it, and the
-// displaced spinner retired), where a coreless body's park is a plain wait.
-// Coreless, its Launches go to inboxes, which the spinning owners poll;
-// taking their cores made every park-heavy workload slower (WaitersStorm,
-// CancelFanout, JobCreate's latency: a root that launches and joins one
-// child at a time). Park learns whether its caller owns a core from the
-// registry (registry.go), keyed by the calling goroutine's g (goruntime.G, a
-// load) on amd64 and arm64. Elsewhere it is keyed by the calling thread's
-// id, exact because a locked thread runs nothing but its goroutine: threadID
-// (tid_GOOS.go), gettid on Linux, thread_selfid on macOS, thr_self on
-// FreeBSD, the Thread Environment Block's address on Windows. Where there is
-// none (or it misbehaves, which threadIDsWork checks once), the registry
-// stays empty and Park waits without handing its core off: slower, since
-// sysmon must retake the core, but correct.
+// Park (executor.go, worker.go, ctx.go). A task that blocks in a kc wait
+// hands off its core, as Go's runtime does for a syscall. The owner unlocks
+// its thread first; a wait the core expects to be answered at once
+// (kc.Parker.Spin: a channel partner) gets a few yields to be woken with the
+// core kept, and so does a wait for a timer the task armed due within the
+// spin budget (timer.go), while no work waits for the core, for as long as
+// the timer takes. Otherwise the core goes to the next owner if work waits
+// (else it is marked Free), and the task waits in one of two ways:
+//
+//   - As a suspended coroutine, where goroutine identities work (amd64,
+//     arm64) and owners are not pinned. An owner is then a task context
+//     (ctx.go): an iter.Pull coroutine that runs owner stints on its own
+//     stack, resumed by an unlocked driver goroutine. Park suspends the
+//     context, and its driver goes on at once with the core's next owner:
+//     a woken context from the core's ready queue, granted the core, or a
+//     fresh owner on an idle context. The wake puts the context on the
+//     ready queue of the core it parked on (soft affinity) and kicks that
+//     core; an owner that finds it there (its own core's queue first, then
+//     other cores' as it steals) hands it its core and goes to the pool,
+//     and its driver resumes it, prefetching the next context of the queue
+//     meanwhile (its record, its g and its stack: the memory of a task
+//     parked long ago is cold). A context locks its thread while it runs a
+//     task and unlocks it before every switch: a switch away from a locked
+//     goroutine, or to a coroutine from a thread other than the one it was
+//     made locked on, makes the Go runtime throw. A body that holds a
+//     thread lock of its own when it parks, and a Quick wait (a channel
+//     partner) after its spin, park as a goroutine instead (below), their
+//     driver blocked with them.
+//   - As a goroutine, otherwise: the goroutine waits, then takes its
+//     previous core back if it is Free (soft affinity), else any Free core,
+//     else finishes its body on a plain goroutine and retires to the pool
+//     (the starvation escape hatch: a woken task never waits for a core).
+//     It does not take a core from an owner that spins with nothing to
+//     do: as an owner again, the body would hand the core off at its next
+//     park (a pooled goroutine woken to own it, and the displaced spinner
+//     retired), where a coreless body's park is a plain wait. Coreless,
+//     its Launches go to inboxes, which the spinning owners poll; taking
+//     their cores made every park-heavy workload slower (WaitersStorm,
+//     CancelFanout, JobCreate's latency).
+//
+// Park learns whether its caller owns a core from the registry
+// (registry.go), keyed by the calling goroutine's g (goruntime.G, a load)
+// on amd64 and arm64: a context's own goroutine while it runs. Elsewhere it
+// is keyed by the calling thread's id, exact because a locked thread runs
+// nothing but its goroutine: threadID (tid_GOOS.go), gettid on Linux,
+// thread_selfid on macOS, thr_self on FreeBSD, the Thread Environment
+// Block's address on Windows. Where there is none (or it misbehaves, which
+// threadIDsWork checks once), the registry stays empty and Park waits
+// without handing its core off: slower, since sysmon must retake the core,
+// but correct.
 //
 // Yield (yield.go). A task's stack is its goroutine's, so Job.Yield cannot
 // move the task to the back of a queue: it lets other goroutines have the
@@ -96,28 +122,37 @@
 //
 // Shutdown. Close waits until active_tasks (Spawn +1, end of Run -1) is
 // zero, sets stop, closes Free cores and wakes sleeping owners, which close
-// their cores, unpin and unlock their threads and exit; then it stops
-// sysmon and waits for every goroutine it started.
+// their cores, unpin and unlock their threads and exit; then it stops the
+// idle contexts (on a goroutine of its own: its caller may be locked to its
+// thread, and a switch to a context from there would make the runtime
+// throw) and sysmon, and waits for every goroutine it started.
 //
 // # Departures from spec 05, and why
 //
-//   - No fibers. Go cannot switch stacks in user code; iter.Pull coroutines
-//     can, but a coroutine made on a locked thread can only be resumed on
-//     that thread (the runtime throws otherwise), so one body blocked on a
-//     Go channel would strand every fiber parked on its thread. A task's
-//     stack is its owner goroutine's; what moves is the core.
-//   - Parked tasks give their thread back. A parked task is a goroutine,
-//     not an OS thread: 10 000 tasks each joining the next (the JoinChain
-//     case) would otherwise need 10 000 threads, Go's fatal limit.
+//   - Fibers are iter.Pull coroutines made unlocked, and a fiber holds its
+//     thread locked only while it runs a task: a coroutine made on a locked
+//     thread could only ever be resumed on that thread (the runtime throws
+//     otherwise), so one body blocked on a Go channel would strand every
+//     fiber parked on its thread. What a fiber owns is a core, not a
+//     thread. Pinned owners and platforms without goroutine identities
+//     have no fibers: a task's stack is its owner goroutine's, and what
+//     moves at a park is the core.
+//   - Parked tasks give their thread back. A parked task is a suspended
+//     coroutine or a goroutine, not an OS thread: 10 000 tasks each joining
+//     the next (the JoinChain case) would otherwise need 10 000 threads,
+//     Go's fatal limit.
 //   - No per-fiber control word or pending_unpark latch: kc.Parker is a
 //     one-shot semaphore that already gives park_if its no-lost-wakeup
 //     contract (a wake before Park makes Park return at once), and the wake
 //     reason is CASed by the core before it signals the Parker.
-//   - The inbox doubles as the stealable local run queue. With no fiber
-//     resumption entries a separate local queue would hold nothing, and the
-//     MPMC ring makes stealing from it safe.
-//   - No direct (hard-affinity) handoff: a woken task resumes on its own
-//     goroutine, so there is no consumer stack to switch to.
+//   - The inbox doubles as the stealable local run queue for new tasks,
+//     and the ready queue holds fiber resumption entries; idle owners
+//     steal from both (the MPMC ring and the ready queue's mutex make that
+//     safe).
+//   - No direct (hard-affinity) handoff: a woken fiber waits in its core's
+//     ready queue for the core's owner to hand it the core, rather than
+//     being switched to from the waker's stack; a task parked as a
+//     goroutine resumes on its own goroutine.
 //   - Timers are a sleep queue not drained by sysmon (internal/sleepq): a
 //     heap of deadlines per P, each fired by one Go runtime timer, woken
 //     by the netpoller: no O(N) drain, no 250 µs resolution, no sysmon
@@ -171,10 +206,14 @@
 //     and a scan of a few registry slots, a few ns; keyed by thread, a
 //     threadID is a system call (Linux, macOS, FreeBSD), on the order of
 //     100 ns.
-//   - A park that hands the core off and its wake-up: UnlockOSThread and
-//     LockOSThread, two CASes on core words, and the wake-up of a pooled
-//     goroutine when work waits: on the order of a microsecond. A channel
-//     wait answered while it spins keeps its core: a few goroutine
+//   - A park that hands the core off and its wake-up, as a suspended
+//     context: UnlockOSThread and LockOSThread, a CAS on the core's word at
+//     each hand of the core, a registry removal and addition, a push and a
+//     pop under the ready queue's mutex, a pool put, and four coroutine
+//     switches (park and resume each go through a driver): a few hundred
+//     ns. As a goroutine: the same locks and CASes, and the wake-up of a
+//     pooled goroutine when work waits: on the order of a microsecond. A
+//     channel wait answered while it spins keeps its core: a few goroutine
 //     switches.
 //   - A wait for a timer due within the spin budget (a short Sleep): the
 //     wake a few goroutine switches after the due time, for at most twice
@@ -206,37 +245,40 @@
 // fifth of the stealing backend's time or ahead of it, and on JobCreate's
 // latency (a launch into a nursery and a join of it, one op at a time)
 // within about a third at p50, p90 and p99. That latency is set by where the
-// child runs: the joiner, coreless once a park of its found no core free,
-// sends each child to an inbox, where a spinning owner, or a sleeping one
-// woken onto the joiner's P, runs it; were every owner to spin, the child
-// would go mostly to a spinner on the other P and the joiner would be woken
-// there, each op crossing Ps (findWork says why at most half spin). On
+// child runs. With owners as contexts the joiner owns a core: its child
+// goes to the core's next slot, its join suspends it and hands the core to
+// a fresh owner, which runs the child and, finding the joiner ready, hands
+// the core back. With owners as goroutines the joiner, coreless once a park
+// of its found no core free, sends each child to an inbox, where a spinning
+// owner, or a sleeping one woken onto the joiner's P, runs it; were every
+// owner to spin, the child would go mostly to a spinner on the other P and
+// the joiner would be woken there, each op crossing Ps (findWork says why
+// at most half of such owners spin). On
 // AwaitPending that takes the next slot: with the child in an inbox, much of
 // vcore's CPU time went to the ring's push and pop, the active_tasks add and
 // the child's claim, each on a cache line another core also writes, as the
 // idle core popped and dropped the stale entries. The next slot keeps all of
 // that on the parent's core.
 //
-// It stays behind on CancelFanout (waking a thousand parked tasks, each a
-// goroutine that takes a core back or finishes coreless) and on
-// WaitersStorm. Each parked task is a parked goroutine, so each wake is a
-// goready on the waker's P: it touches the woken goroutine's g, cold once
-// thousands are parked, and puts it on a run queue that overflows to Go's
-// global queue, where nearly all of a big walk's woken goroutines wait; each
-// then costs a pass through the Go scheduler (the queue pops and the first
-// reads of its cold g), a return into its cold stack, and a goroutine exit
-// or a park in the owner pool. Those per-task costs are what the stealing
-// backend does not pay. The cancel walk runs on one unlocked goroutine that
-// the woken ones queue ahead of, so with tens of thousands of children the
-// walk spans most of the op. The stealing backend's wake of a suspended
-// coroutine is a push to its ready queue, and its woken coroutines run by
-// coroutine switches without the Go scheduler, each driver prefetching the
-// next one's cold memory while it resumes the one before; a goroutine that
-// Go's scheduler resumes gives vcore no such point. Holding vcore's parked
-// tasks as coroutines would do the same here, with the constraint that a
-// coroutine made on a locked thread can only be resumed on that thread (so
-// the owner would switch unlocked, and the task lock its thread inside the
-// coroutine). On SleepWake
+// Parked tasks are contexts (where owners are), so a wake is a push to the
+// ready queue of the core the task parked on, and the woken run by
+// coroutine switches on the owners' threads, without the Go scheduler,
+// each owner prefetching the next context's cold memory while it resumes
+// the one before, as in the stealing backend. What vcore pays on top, per
+// park and per resume, is the core: the parked context's core goes to a
+// fresh owner (a CAS on its word, the owner's registry entry, its thread
+// lock) and the woken one is granted a core the same way, where the
+// stealing backend's driver just takes the next coroutine. That keeps it
+// behind on CancelFanout (thousands of parks and wakes) and WaitersStorm,
+// and costs a workload whose coordinator parks once an op (FanOut/n=10: a
+// root that launches ten children and waits for them) a few hundred ns an
+// op against owners as goroutines, where such a root, coreless once its
+// first wake found no core Free, parks and wakes as a plain goroutine. On
+// the platforms where owners are goroutines (no goroutine identities, or
+// pinning) each parked task is a parked goroutine, and each wake a
+// goready: a pass through the Go scheduler, a return into a cold stack
+// and a goroutine exit or a park in the owner pool per woken task, which
+// is what contexts avoid. On SleepWake
 // (a 1 µs timer sleep) both backends keep the sleeper spinning for its short
 // timer (timer.go here, timerwait.go there) instead of leaving the wake-up
 // to the OS.

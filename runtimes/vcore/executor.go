@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/cpu"
 
+	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/internal/sleepq"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -24,6 +25,7 @@ type Executor struct {
 	cfg   config
 	cores []core // immutable slice; each core's fields as documented there
 	reg   registry
+	coro  bool // owners are contexts (ctx.go): goroutine identities work and nothing is pinned; immutable
 
 	closing atomic.Bool   // Close has started: the last task to finish signals drained
 	stop    atomic.Bool   // active reached 0 after closing: owners exit
@@ -39,8 +41,9 @@ type Executor struct {
 	active atomic.Int64
 	_      cpu.CacheLinePad
 
-	// nspinning counts owners in findWork's spin phase; unpinned, at most
-	// half the cores (startSpin, a CAS loop, enforces it). A pusher whose
+	// nspinning counts owners in findWork's spin phase; for owners that
+	// are neither pinned nor contexts, at most half the cores (startSpin,
+	// a CAS loop, enforces it). A pusher whose
 	// target core is busy wakes a sleeper only if it loads 0; a spinner
 	// decrements it before its Sleeping CAS and re-checks every queue
 	// after, so (sequential consistency) a task pushed while the pusher
@@ -73,7 +76,8 @@ type Executor struct {
 	pin    pinner      // immutable after New, but for its error counter
 
 	mon    sysmon
-	pool   gpool        // idle owner goroutines (pool.go)
+	pool   gpool        // idle owner or driver goroutines (pool.go)
+	ctxs   ctxPool      // idle contexts (ctx.go)
 	sleepQ sleepq.Queue // the timers of AfterFunc (internal/sleepq; timer.go)
 
 	wg        sync.WaitGroup // every goroutine this executor started
@@ -85,7 +89,7 @@ type Executor struct {
 // counters are diagnostics, updated with relaxed intent (Go has only
 // sequentially consistent atomics; nothing reads them for correctness).
 type counters struct {
-	workersStarted, reused, handoffs, retakes, helpers, sleeps, wakes, steals, timerWaits atomic.Uint64
+	workersStarted, reused, handoffs, suspends, retakes, helpers, sleeps, wakes, steals, timerWaits atomic.Uint64
 }
 
 // Stats is a snapshot of the executor's diagnostic counters.
@@ -93,6 +97,7 @@ type Stats struct {
 	WorkersStarted uint64 // owners started (first owners and replacements)
 	Reused         uint64 // owners of those started on a pooled goroutine (pool.go)
 	Handoffs       uint64 // Park calls that gave their core away
+	Suspends       uint64 // of those, the ones that suspended their task's context instead of blocking its goroutine (ctx.go)
 	Retakes        uint64 // cores sysmon took from a stuck owner (temporary workers)
 	Helpers        uint64 // helpers sysmon started beyond the TempWorkers bound (helper.go)
 	Sleeps, Wakes  uint64 // owners that went to sleep; sleepers woken by others
@@ -108,6 +113,7 @@ func (e *Executor) Stats() Stats {
 		WorkersStarted: e.stats.workersStarted.Load(),
 		Reused:         e.stats.reused.Load(),
 		Handoffs:       e.stats.handoffs.Load(),
+		Suspends:       e.stats.suspends.Load(),
 		Retakes:        e.stats.retakes.Load(),
 		Helpers:        e.stats.helpers.Load(),
 		Sleeps:         e.stats.sleeps.Load(),
@@ -129,7 +135,7 @@ func New(opts ...Option) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{cfg: cfg, drained: make(chan struct{}, 1)}
+	e := &Executor{cfg: cfg, drained: make(chan struct{}, 1), coro: goruntime.GOK && !cfg.pin}
 	if cfg.pin {
 		if err := e.pin.setup(); err != nil {
 			return nil, err
@@ -285,13 +291,15 @@ func (e *Executor) dropStale(c *core) {
 // its core, and waits so for the wake of a short timer it armed
 // (awaitTimer, timer.go) while no work waits for the core; a pinned owner,
 // which stays locked, skips both. Otherwise the core is handed off, to a
-// fresh owner if work is waiting, else left Free; after the wake the
-// goroutine tries to take its old core back (soft affinity), then any Free
-// core, and otherwise finishes its body on a plain goroutine (see the
-// package doc). Cost for a worker woken while it spins: a registry lookup
-// (registry.self), UnlockOSThread and LockOSThread and the yields; for a
-// hand-off, two atomic CASes more and a wake-up of a pooled goroutine when
-// work waits.
+// woken context or a fresh owner if work is waiting, else left Free. A
+// context (ctx.go) is then suspended (parkCtx) and resumes owning the core
+// an owner grants it; else, after the wake, the goroutine tries to take its
+// old core back (soft affinity), then any Free core, and otherwise finishes
+// its body on a plain goroutine (see the package doc). Cost for a worker
+// woken while it spins: a registry lookup (registry.self), UnlockOSThread
+// and LockOSThread and the yields; for a hand-off, two atomic CASes more
+// and, for a context, four coroutine switches and a ready queue's push and
+// pop; for a goroutine, a wake-up of a pooled goroutine when work waits.
 func (e *Executor) Park(p *kc.Parker) {
 	if !p.Worker() {
 		p.Wait()
@@ -310,6 +318,10 @@ func (e *Executor) Park(p *kc.Parker) {
 		// returns, as for any stuck body).
 		p.Wait()
 		e.tighten(w)
+		return
+	}
+	if w.isCtx && !p.Quick() && !goruntime.LockedOSThread() {
+		e.parkCtx(ctxOf(w), p)
 		return
 	}
 	prev := w.core
@@ -336,6 +348,11 @@ func (e *Executor) Close() error {
 			e.closeCore(&e.cores[i])
 		}
 		e.pool.close() // owners that end from now on end their goroutines
+		// and their contexts. Stopping one switches to it, which the
+		// runtime forbids from a goroutine locked to its thread (Close's
+		// caller may be): a goroutine of its own stops them.
+		e.wg.Add(1)
+		go func() { defer e.wg.Done(); e.ctxs.close() }()
 		e.mon.quit()
 		e.sleepQ.Close() // its fires, scheduled or running, count in wg
 		e.wg.Wait()

@@ -46,12 +46,15 @@ func (e *Executor) help(seen *uint64) bool {
 	return k > 0
 }
 
-// helper is a helper goroutine: it runs queued tasks until it finds none.
+// helper is a helper goroutine: it runs queued tasks, and drives woken
+// contexts, until it finds neither.
 func (e *Executor) helper() {
 	defer e.wg.Done()
 	defer e.helpers.Add(-1)
 	var kw kc.Worker
 	defer kw.Flush() // deferred, so that a body's runtime.Goexit flushes too
+	var d stash
+	defer e.flush(&d)
 	for !e.stop.Load() {
 		t := e.global.pop()
 		for i := 0; t == nil && i < len(e.cores); i++ {
@@ -60,6 +63,15 @@ func (e *Executor) helper() {
 			}
 		}
 		if t == nil {
+			if r := e.anyReady(); r != nil {
+				// A woken context: driven here, it reacquires a core
+				// or goes on coreless, and this goroutine drives it
+				// (and whatever it hands on to) as a driver would.
+				e.helperRuns.Add(1)
+				kw.Flush()
+				e.drive(&d, r)
+				continue
+			}
 			return
 		}
 		e.helperRuns.Add(1)
@@ -67,12 +79,24 @@ func (e *Executor) helper() {
 	}
 }
 
+// anyReady pops a context from some core's ready queue, or returns nil.
+func (e *Executor) anyReady() *ctx {
+	for i := range e.cores {
+		if c := &e.cores[i]; !c.ready.empty() {
+			if r, _ := c.ready.pop(); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
 // queued is about how many tasks wait in the queues (the loads are not one
 // snapshot); help sizes its batches with it.
 func (e *Executor) queued() int64 {
 	n := e.global.ring.len() + e.global.n.Load()
 	for i := range e.cores {
-		n += e.cores[i].inbox.len()
+		n += e.cores[i].inbox.len() + int64(e.cores[i].ready.n.Load())
 		if e.cores[i].next.Load() != nil {
 			n++
 		}

@@ -55,14 +55,17 @@ func (e *Executor) tighten(w *worker) {
 	w.locked = true
 }
 
-// findWork returns the next task for c's owner: its core's next slot, own
-// inbox, global queue, then other inboxes (poll). Out of work, the owner
-// spins for the configured budget if fewer than half the cores' owners spin
-// (startSpin), then takes another core's next slot (stealNext) and sleeps;
-// an owner that may not spin sleeps at once. It returns nil when the
-// executor stops or when w lost c. A task comes back with w locked; nil may
-// leave w loosened. Stale entries (Finished tasks) are dropped here, so that
-// an owner draining them neither locks its thread nor yields for each.
+// findWork returns the next task for c's owner, or a ready context to hand
+// c to (poll's order: c's ready queue, its next slot, own inbox, global
+// queue, then other inboxes and ready queues). Out of work, the owner
+// spins for the configured budget if it may (startSpin: pinned owners and
+// contexts always, other owners while fewer than half the cores' owners
+// spin), then takes another core's next slot (stealNext) and sleeps; an
+// owner that may not spin sleeps at once. It returns nothing when the
+// executor stops or when w lost c. A task comes back with w locked; a
+// context or nothing may leave w loosened. Stale entries (Finished tasks)
+// are dropped here, so that an owner draining them neither locks its
+// thread nor yields for each.
 //
 // Why at most half spin (Go's rule for its spinning threads, findRunnable):
 // a spinning owner is a runnable goroutine, not an idle thread, and every
@@ -85,11 +88,18 @@ func (e *Executor) tighten(w *worker) {
 // spin (BenchmarkSpawnJoin) or after the owner's sleep bookkeeping. A
 // spinner yields again every spinYieldEvery polls, so it never keeps such
 // a goroutine from its P for long.
-func (e *Executor) findWork(w *worker, c *core) *kc.Task {
+func (e *Executor) findWork(w *worker, c *core) (*kc.Task, *ctx) {
 	spinning, looked := false, false
 	var until time.Time
 	for n := 0; ; n++ {
-		if t := e.poll(w, c); t != nil {
+		t, r := e.poll(w, c)
+		if r != nil {
+			if spinning {
+				e.nspinning.Add(-1)
+			}
+			return nil, r // w's thread may be loosened: switchTo unlocks it either way
+		}
+		if t != nil {
 			if e.endStale(t) {
 				// Ended without locking the thread for it. The beat
 				// moves: draining stale entries is progress.
@@ -100,7 +110,7 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 				e.nspinning.Add(-1)
 			}
 			e.tighten(w)
-			return t
+			return t, nil
 		}
 		// Out of work: drop the batched releases before spinning or
 		// sleeping, so no parent waits on a worker that is not running.
@@ -131,20 +141,20 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 				}
 				e.nspinning.Add(-1)
 				e.tighten(w)
-				return t
+				return t, nil
 			}
 			e.nspinning.Add(-1)
 			spinning = false
 		}
 		looked = false
 		if !e.sleep(w, c) {
-			return nil
+			return nil, nil
 		}
 	}
 	if spinning {
 		e.nspinning.Add(-1)
 	}
-	return nil
+	return nil, nil
 }
 
 // startSpin counts the caller in nspinning and reports true if fewer than
@@ -153,9 +163,14 @@ func (e *Executor) findWork(w *worker, c *core) *kc.Task {
 // loop, so the count never exceeds the bound, even for a moment. Pinned
 // owners always spin, as spec 05's workers do: their sleep and wake-up are
 // an OS sleep and wake-up of a locked thread, and each holds a CPU of its
-// own.
+// own. So do owners that are contexts (ctx.go): the bound keeps spinners
+// from the Ps of coreless bodies, and a context parks as a coroutine,
+// not as a goroutine that needs a P; and the wake of a sleeping owner
+// lands in the runnext slot of the waker's P, where, behind a driver that
+// only switches coroutines, it may wait long (notePendingWake). Measured,
+// the bound made FanOut/n=100 a third slower with contexts.
 func (e *Executor) startSpin() bool {
-	if e.pin.on {
+	if e.pin.on || e.coro {
 		e.nspinning.Add(1)
 		return true
 	}

@@ -72,8 +72,10 @@ func Pinning(on bool) Option {
 }
 
 // Spin sets how long an idle core owner keeps polling the queues before it
-// sleeps, 0 to MaxSpin (default 20 µs). Unpinned, at most half the cores'
-// owners spin at a time; the others sleep at once (findWork says why).
+// sleeps, 0 to MaxSpin (default 20 µs). Where owners are goroutines (no
+// goroutine identities, or pinning), at most half the unpinned cores'
+// owners spin at a time, the others sleep at once (findWork says why);
+// owners that are contexts (ctx.go) and pinned owners all may spin.
 // Waking a sleeping locked thread costs tens of µs; spinning longer trades
 // CPU for fewer wake-ups.
 func Spin(d time.Duration) Option {

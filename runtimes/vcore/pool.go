@@ -15,7 +15,7 @@ import (
 // stack, which the garbage collector shrinks while it waits: a few KiB.
 const poolMax = 1024
 
-// Owner goroutines are reused.
+// Owner goroutines, and driver goroutines (ctx.go), are reused.
 //
 // Every Park that finds work waiting gives its core to a fresh owner, and
 // every woken task that finds no Free core retires its goroutine once its
@@ -24,7 +24,10 @@ const poolMax = 1024
 // starts small, its growth (copystack) the first time it runs a body; a
 // retired goroutine has already paid both. So a goroutine whose workerMain
 // returns waits in the pool for the next owner to start instead of ending,
-// up to poolMax of them, until Close.
+// up to poolMax of them, until Close. With owners as contexts, the pool
+// holds idle drivers instead, handed a context to drive or an owner to
+// start on one (ownerStart), and the contexts have a pool of their own
+// (ctxPool).
 type gpool struct {
 	mu     sync.Mutex
 	idle   []*idle // each idle goroutine's hand-off point (pool_park.go); under mu
@@ -42,11 +45,13 @@ type gpool struct {
 	_ cpu.CacheLinePad
 }
 
-// ownerStart is what an owner goroutine needs to start: its owner id and
-// the core whose word already says Running(id).
+// ownerStart is what an owner needs to start: its owner id and the core
+// whose word already says Running(id); or, with owners as contexts
+// (ctx.go), a context to drive (a ready one, granted its core).
 type ownerStart struct {
 	id uint64
 	c  *core
+	t  *ctx
 }
 
 // get takes an idle goroutine's hand-off point, or returns nil if none
@@ -97,17 +102,12 @@ func (p *gpool) close() {
 	p.n.Store(0)
 }
 
-// startWorker starts an owner named id for c, on an idle pooled goroutine
-// if there is one; the caller has already moved c.word to Running(id).
+// startWorker starts an owner named id for c (ownerFor), on an idle pooled
+// goroutine if there is one (runElsewhere); the caller has already moved
+// c.word to Running(id).
 func (e *Executor) startWorker(id uint64, c *core) {
 	e.stats.workersStarted.Add(1)
-	if x := e.pool.get(); x != nil {
-		e.stats.reused.Add(1)
-		x.hand(ownerStart{id, c}) // never blocks
-		return
-	}
-	e.wg.Add(1)
-	go e.ownerLoop(ownerStart{id, c})
+	e.runElsewhere(e.ownerFor(id, c))
 }
 
 // ownerLoop is an owner goroutine's life: workerMain for each owner it is

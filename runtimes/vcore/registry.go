@@ -7,14 +7,18 @@ import (
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
-// worker is one owner goroutine's record. A goroutine keeps one worker for
-// its whole life and gives it a fresh id for each owner it is (start): for
-// one run of workerMain it owns a core, hands the core off in Park (its
-// body goes on unlocked), or has the core taken away by sysmon; ownerLoop
-// then starts it as another owner, under a new id, from the pool.
+// worker is the record of one owner goroutine, or of one context (ctx.go),
+// which embeds it. A goroutine or context keeps one worker for its whole
+// life and gives it a fresh id for each owner it is (start): for one run of
+// workerMain it owns a core, hands the core off in Park (its body goes on
+// unlocked, or its context is suspended), hands it to a woken context
+// (switchTo), or has the core taken away by sysmon; it is then started as
+// another owner, under a new id, from the pool. A woken context granted a
+// core gets a fresh id from the one that grants it (switchTo, ownerFor).
 //
-// Every field but id and wake is touched only by the goroutine itself, so
-// none needs a lock or an atomic; other goroutines learn about ownership
+// Every field but id and wake is touched only by the goroutine or context
+// itself (a context's also by whoever owns it while it is not running, see
+// ctxState), so none needs a lock or an atomic; other goroutines learn about ownership
 // from core.word, never from here. A waker reaches a worker only through
 // core.sleeper, which may still name the record after its goroutine has
 // moved on to a new id: id is atomic for that load, and a stale record
@@ -47,9 +51,10 @@ type worker struct {
 	id atomic.Uint64
 
 	slot   int32      // registry slot while registered, else -1
-	tick   uint16     // polls, for the fairness rule (worker.go); wraps harmlessly
+	tick   uint8      // polls, for the fairness rule (worker.go); wraps harmlessly
 	role   workerRole // see workerRole
 	locked bool       // LockOSThread is in effect (not loosened, idle.go); then core != nil
+	isCtx  bool       // the worker of a context (ctx.go), immutable: ctxOf leads to it
 }
 
 // workerRole is what an owner goroutine is at a given moment. Only the
@@ -67,7 +72,8 @@ const (
 	roleOwner workerRole = iota
 
 	// roleParked: inside Park, unlocked, its core given away, waiting for
-	// the wake. Next: roleOwner (it took a Free core back), roleCoreless.
+	// the wake (blocked, or its context suspended). Next: roleOwner (it
+	// took a Free core back, or was granted one), roleCoreless.
 	roleParked
 
 	// roleCoreless: unlocked, no core: finishing a body on a plain
@@ -170,6 +176,22 @@ func (r *registry) remove(w *worker) {
 	s.w.Store(nil)
 	s.key.Store(0)
 	w.slot = -1
+}
+
+// hand moves from's slot to the worker to, under key, to's goroutine:
+// from hands its core to to, whose owner stint starts when from's
+// goroutine switches to it (ctx.go). Nobody looks key up meanwhile (only
+// to's own goroutine does, and it does not run until the switch), so the
+// two stores need no lock. From then on from is unregistered. Only with
+// goroutine keys, where contexts exist.
+func (r *registry) hand(from, to *worker, key uint64) {
+	if from.slot < 0 {
+		return
+	}
+	s := &r.slots[from.slot]
+	s.key.Store(key)
+	s.w.Store(to)
+	to.slot, from.slot = from.slot, -1
 }
 
 // self returns the worker registered for the calling goroutine, or nil.

@@ -43,18 +43,43 @@ func (m *sysmon) kick() {
 
 func (m *sysmon) quit() { close(m.quitc) }
 
-// sleep blocks until kick or quit; it reports false on quit.
-func (e *Executor) monSleep() bool {
+// monSleep blocks until kick or quit; it reports false on quit. While
+// idle contexts are pooled it wakes for their trims (trimIfDue) meanwhile:
+// no context goes idle while nothing is active, so a pool found empty
+// stays so until a kick.
+func (e *Executor) monSleep(lastTrim *time.Time) bool {
 	m := &e.mon
 	m.idle.Store(true)
 	if e.active.Load() != 0 && m.idle.CompareAndSwap(true, false) {
 		return true
+	}
+	for e.ctxs.size() != 0 {
+		t := time.NewTimer(max(trimEvery-time.Since(*lastTrim), time.Millisecond))
+		select {
+		case <-m.wakec:
+			t.Stop()
+			return true
+		case <-m.quitc:
+			t.Stop()
+			return false
+		case <-t.C:
+			e.trimIfDue(time.Now(), lastTrim)
+		}
 	}
 	select {
 	case <-m.wakec:
 		return true
 	case <-m.quitc:
 		return false
+	}
+}
+
+// trimIfDue trims the idle context pool if trimEvery has passed since the
+// last trim (*last, which then moves to now). Sysmon only.
+func (e *Executor) trimIfDue(now time.Time, last *time.Time) {
+	if now.Sub(*last) >= trimEvery {
+		*last = now
+		e.ctxs.trim()
 	}
 }
 
@@ -85,7 +110,7 @@ func (e *Executor) sysmon() {
 			if idleSince.IsZero() {
 				idleSince = now
 			} else if now.Sub(idleSince) >= sysmonIdle {
-				if !e.monSleep() {
+				if !e.monSleep(&ts.lastTrim) {
 					return
 				}
 				for i := range e.cores { // heartbeats seen before the sleep are stale news
@@ -98,6 +123,7 @@ func (e *Executor) sysmon() {
 		} else {
 			idleSince = time.Time{}
 		}
+		e.trimIfDue(now, &ts.lastTrim)
 		did := e.tick(now, &ts)
 		if did || !e.queuesEmpty() {
 			delay = sysmonMin
@@ -112,6 +138,7 @@ func (e *Executor) sysmon() {
 // per-core views in core.seen*. Only the sysmon goroutine touches it.
 type tickState struct {
 	lastRetake time.Time // when retake last gave a core a new owner
+	lastTrim   time.Time // when the idle context pool was last trimmed (trimIfDue)
 	helperRuns uint64    // helpers' heartbeat at the last help
 }
 
@@ -150,7 +177,7 @@ func (e *Executor) tick(now time.Time, s *tickState) (did bool) {
 
 // retake gives stuck cores new owners: a Running core whose beat has not
 // moved for staleAfter while globalWaits (the global queue held work at the
-// start of the tick, see tick) or its inbox holds work. It reports whether
+// start of the tick, see tick) or its inbox or ready queue holds work. It reports whether
 // it retook any, and whether some core was stuck with work waiting while
 // the bound on retaken goroutines (TempWorkers) was reached (then sysmon
 // starts helpers instead, see help).
@@ -165,7 +192,7 @@ func (e *Executor) retake(now time.Time, last *time.Time, globalWaits bool) (did
 		if stateOf(old) != coreRunning || now.Sub(c.seenAt) < e.cfg.staleAfter {
 			continue
 		}
-		if !globalWaits && c.inbox.empty() {
+		if !globalWaits && c.inbox.empty() && c.ready.empty() {
 			// Stuck, maybe, but holding nothing up. A task in c's next
 			// slot does not count: it is mostly an awaited child its
 			// parent already ran (a parent running children inline

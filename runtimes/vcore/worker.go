@@ -37,7 +37,12 @@ func (e *Executor) workerMain(w *worker, c *core) {
 			continue
 		}
 		c := w.core
-		t := e.findWork(w, c)
+		t, r := e.findWork(w, c)
+		if r != nil {
+			c.beat.Add(1) // a resumption is progress, as a task's start is
+			e.switchTo(w, c, r)
+			return
+		}
 		if t == nil {
 			if e.stop.Load() && !e.lost(w) {
 				return
@@ -67,8 +72,22 @@ func (e *Executor) runOn(kw *kc.Worker, t *kc.Task) {
 func (e *Executor) lock(w *worker, c *core) {
 	runtime.LockOSThread()
 	e.pin.pin(c.cpu)
-	e.reg.add(w)
+	if w.slot < 0 { // else the slot was handed to it (unlockTo)
+		e.reg.add(w)
+	}
 	w.locked, w.core, w.role = true, c, roleOwner
+}
+
+// unlockTo is unlock for w, a context's worker, whose core goes to the
+// context to (nil: none), which w's driver runs next: w's registry slot
+// goes to to (registry.hand) rather than being freed here and claimed
+// again by to's lock, where to has run before (its goroutine, the key,
+// exists).
+func (e *Executor) unlockTo(w *worker, to *ctx) {
+	if to != nil && to.g != 0 && to.w.slot < 0 {
+		e.reg.hand(w, &to.w, uint64(to.g))
+	}
+	e.unlock(w)
 }
 
 // unlock undoes lock: the thread goes back to the Go runtime, unpinned (if
@@ -156,63 +175,141 @@ func (e *Executor) reacquire(w *worker, prev *core) {
 	}
 }
 
-// giveAway passes c, which w owned (and has unlocked), to a fresh owner if
-// work waits for it, else marks it Free. If c is no longer w's, sysmon took
-// it while w was stuck; w now holds no thread, so it leaves the bound.
+// giveAway passes c, which w owned (and has unlocked), on (pass), and
+// starts its new owner elsewhere.
 func (e *Executor) giveAway(w *worker, c *core) {
-	me := mkword(w.id.Load(), coreRunning)
+	if s, ok := e.pass(mkword(w.id.Load(), coreRunning), c); ok {
+		e.runElsewhere(s)
+	}
+}
+
+// pass passes c, whose word was me (Running(id of a worker that has
+// unlocked), to a new owner if work waits for it (ownerFor says which: it
+// moves c's word to it) and returns that owner's start for the caller to
+// run; else it marks c Free and reports false. If c's word is no longer
+// me, sysmon took c while its owner was stuck; that owner now holds no
+// thread, so it leaves the bound.
+func (e *Executor) pass(me uint64, c *core) (ownerStart, bool) {
 	for {
 		if c.word.Load() != me {
 			e.retaken.Add(-1)
-			return
+			return ownerStart{}, false
 		}
 		if e.holdsWork(c) {
 			id := e.newID()
 			if c.word.CompareAndSwap(me, mkword(id, coreRunning)) {
-				e.startWorker(id, c)
-				return
+				e.stats.workersStarted.Add(1)
+				return e.ownerFor(id, c), true
 			}
 			continue
 		}
 		if c.word.CompareAndSwap(me, mkword(0, coreFree)) {
-			// Dekker with Spawn (push, then load the word): we stored
-			// Free, now we load the queues. One of us sees the other.
+			// Dekker with Spawn and Resume (push, then load the word):
+			// we stored Free, now we load the queues. One of us sees
+			// the other.
 			if e.holdsWork(c) {
 				e.kick(c)
 			}
-			return
+			return ownerStart{}, false
 		}
 	}
 }
 
-// poll tries the queues once, in spec 05's order, with the fairness rule;
-// c's next slot comes before its inbox. Other cores' next slots are left
-// to their owners (stealNext takes them only before a sleep).
-func (e *Executor) poll(w *worker, c *core) *kc.Task {
+// ownerFor returns the start of the owner named id for c, whose word
+// already says Running(id): the oldest context of c's ready queue, given
+// that id and granted c, so that a woken task resumes with no fresh owner
+// in between; else a fresh owner.
+func (e *Executor) ownerFor(id uint64, c *core) ownerStart {
+	if e.coro {
+		if r := popReady(c); r != nil {
+			r.w.id.Store(id)
+			r.grant = c
+			return ownerStart{t: r}
+		}
+	}
+	return ownerStart{id: id, c: c}
+}
+
+// handOn is the pass of a parked context's driver (drive), for the core
+// whose word was me: it returns the context to run c next (a ready one, or
+// a fresh owner on an idle or new context, d's first), or nil if c went
+// Free. The driver is unlocked, so it may make one.
+func (e *Executor) handOn(me uint64, c *core, d *stash) *ctx {
+	s, ok := e.pass(me, c)
+	if !ok {
+		return nil
+	}
+	if s.t != nil {
+		return s.t
+	}
+	t := e.take(d)
+	t.w.start(s.id)
+	t.grant = s.c
+	return t
+}
+
+// poll tries the queues once, in spec 05's order, with the fairness rule:
+// c's ready queue (resumptions of tasks already started) first, then c's
+// next slot, its inbox, the global queue, and other cores' inboxes and
+// ready queues. It returns a task or a context, or neither. Other cores'
+// next slots are left to their owners (stealNext takes them only before a
+// sleep).
+func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
+	if !c.ready.empty() {
+		if r := popReady(c); r != nil {
+			return nil, r
+		}
+	}
 	w.tick++
 	if w.tick%fairEvery == 0 {
 		if t := e.global.pop(); t != nil {
-			return t
+			return t, nil
 		}
 	}
 	if c.next.Load() != nil {
 		if t := c.next.Swap(nil); t != nil {
-			return t
+			return t, nil
 		}
 	}
 	if t := c.inbox.pop(); t != nil {
-		return t
+		return t, nil
 	}
 	if t := e.global.pop(); t != nil {
-		return t
+		return t, nil
 	}
 	for v := range e.others(c) {
 		if t := v.inbox.pop(); t != nil {
 			e.stats.steals.Add(1)
-			return t
+			return t, nil
+		}
+		if !v.ready.empty() {
+			if r := popReady(v); r != nil {
+				e.stats.steals.Add(1)
+				return nil, r
+			}
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// switchTo hands c, the core of w (a context's worker), to the ready
+// context r, which w's driver runs next (ctx.to); w's owner stint ends
+// (workerMain returns, and its context goes to the pool). r goes on under
+// its own id, as a goroutine that takes a core back does (reacquire): no
+// core's word names it since its park passed its core on. If sysmon took
+// c from w meanwhile, r goes on without a core (Park's reacquire) and w
+// leaves the retake bound, as in lost. w's batch of releases goes on with
+// r, or is dropped (kc.Worker.Pass).
+func (e *Executor) switchTo(w *worker, c *core, r *ctx) {
+	if c.word.CompareAndSwap(mkword(w.id.Load(), coreRunning), mkword(r.w.id.Load(), coreRunning)) {
+		r.grant = c
+		e.unlockTo(w, r)
+	} else {
+		e.unlock(w)
+		e.retaken.Add(-1)
+	}
+	w.kw.Pass(&r.w.kw)
+	ctxOf(w).to = r
 }
 
 // others yields every core but c, in the order c's owner steals in: from
@@ -228,10 +325,10 @@ func (e *Executor) others(c *core) iter.Seq[*core] {
 	}
 }
 
-// holdsWork reports whether work waits that c's owner would take: c's next
-// slot or inbox, or the global queue. Advisory, like ring.empty.
+// holdsWork reports whether work waits that c's owner would take: c's ready
+// queue, next slot or inbox, or the global queue. Advisory, like ring.empty.
 func (e *Executor) holdsWork(c *core) bool {
-	return c.next.Load() != nil || !c.inbox.empty() || !e.global.empty()
+	return !c.ready.empty() || c.next.Load() != nil || !c.inbox.empty() || !e.global.empty()
 }
 
 // stealNext takes the task in another core's next slot, for an owner about

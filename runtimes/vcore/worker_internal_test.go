@@ -71,13 +71,15 @@ func TestWakeSleeper(t *testing.T) {
 	}
 }
 
-// At most half the cores' owners spin at once (startSpin): with four cores
-// owned and idle and a long spin budget, nspinning never exceeds two.
+// At most half the cores' owners spin at once (startSpin) where owners are
+// goroutines: with four cores owned and idle and a long spin budget,
+// nspinning never exceeds two.
 func TestSpinnersAtMostHalf(t *testing.T) {
 	ex, err := New(Workers(4), Spin(MaxSpin))
 	if err != nil {
 		t.Fatal(err)
 	}
+	ex.coro = false // owners as goroutines, as where goroutine identities are missing
 	rt := kc.New(ex)
 	defer rt.Close()
 	var sink atomic.Uint64
@@ -150,7 +152,7 @@ func TestIdleHandoff(t *testing.T) {
 		got := make(chan ownerStart, 1)
 		parked := make(chan struct{})
 		if early {
-			x.hand(ownerStart{7, c})
+			x.hand(ownerStart{id: 7, c: c})
 		}
 		go func() {
 			close(parked)
@@ -163,7 +165,7 @@ func TestIdleHandoff(t *testing.T) {
 		<-parked
 		if !early {
 			time.Sleep(time.Millisecond) // mostly parked by now; either order must work
-			x.hand(ownerStart{7, c})
+			x.hand(ownerStart{id: 7, c: c})
 		}
 		select {
 		case s := <-got:

@@ -1,0 +1,155 @@
+package vcore
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/kcbench/kcbench/conformance"
+	"github.com/kcbench/kcbench/internal/goruntime"
+	"github.com/kcbench/kcbench/internal/testutil"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// A context is a whole number of cache lines, so that contexts that
+// different cores' owners run share none.
+func TestCtxLines(t *testing.T) {
+	if !goruntime.GOK {
+		t.Skip("no contexts on this architecture: owners are goroutines")
+	}
+	if n := unsafe.Sizeof(ctx{}); n%64 != 0 {
+		t.Errorf("ctx is %d bytes; want a multiple of 64", n)
+	}
+	if off := unsafe.Offsetof(ctx{}.w); off != 0 {
+		t.Errorf("ctx.w at offset %d; want 0 (ctxOf)", off)
+	}
+}
+
+func TestReadyQueueFIFO(t *testing.T) {
+	var q readyQueue
+	ts := []*ctx{new(ctx), new(ctx), new(ctx), new(ctx)}
+	if r, _ := q.pop(); r != nil || !q.empty() {
+		t.Fatal("new queue: got a context; want empty")
+	}
+	for _, x := range ts[:3] {
+		q.push(x)
+	}
+	q.pushFront(ts[3])
+	want := []*ctx{ts[3], ts[0], ts[1], ts[2]}
+	for i, w := range want {
+		r, after := q.pop()
+		if r != w {
+			t.Fatalf("pop %d: got %p; want %p", i, r, w)
+		}
+		var wantAfter *ctx
+		if i+1 < len(want) {
+			wantAfter = want[i+1]
+		}
+		if after != wantAfter {
+			t.Fatalf("pop %d: got next %p; want %p", i, after, wantAfter)
+		}
+	}
+	if !q.empty() || q.n.Load() != 0 {
+		t.Fatalf("drained queue: n = %d; want 0", q.n.Load())
+	}
+}
+
+// A context that is not parked cannot be resumed: a double wake panics
+// instead of running the task twice.
+func TestResumeNotParkedPanics(t *testing.T) {
+	for _, s := range []ctxState{ctxRunning, ctxParking, ctxReady, ctxIdle, ctxDead} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Resume of a context that is %v: no panic", s)
+				}
+			}()
+			(&ctx{state: s}).Resume()
+		}()
+	}
+}
+
+// prefetch of a context whose recorded addresses are stale or unset does
+// no harm: it only hints.
+func TestCtxPrefetchStale(t *testing.T) {
+	var x ctx
+	x.prefetch()
+	x.g = ^uintptr(0) &^ 63
+	x.sp.Store(1 << 30 * 3)
+	x.prefetch()
+}
+
+// Parked tasks suspend their contexts where owners are contexts (and
+// never when pinned); a body that holds a thread lock of its own parks
+// as a goroutine, without the runtime's throw that a switch away from a
+// locked goroutine would cause; and the contexts' goroutines end with
+// Close.
+func TestParkSuspendsContext(t *testing.T) {
+	testutil.NoLeak(t)
+	ex, err := New(Workers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(ex)
+	testutil.Watchdog(t, 20*time.Second, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			nur, err := j.Open()
+			if err != nil {
+				return err
+			}
+			for range 200 {
+				if _, err := nur.Launch(func(c *kc.Job) error { return c.Sleep(time.Hour) }); err != nil {
+					return err
+				}
+			}
+			if _, err := nur.Launch(func(c *kc.Job) error {
+				runtime.LockOSThread() // left locked: the owner stint's end undoes it
+				return c.Sleep(time.Hour)
+			}); err != nil {
+				return err
+			}
+			if err := j.Sleep(5 * time.Millisecond); err != nil {
+				return err
+			}
+			nur.Cancel(nil)
+			return nur.AwaitAll(j)
+		})
+		if !errors.Is(err, kc.ErrCancelled) {
+			t.Errorf("Run: got %v; want ErrCancelled", err)
+		}
+		rt.Close()
+	})
+	st := ex.Stats()
+	if ex.coro && st.Suspends == 0 {
+		t.Errorf("Stats: %+v; want Suspends > 0 with owners as contexts", st)
+	}
+	if !ex.coro && st.Suspends != 0 {
+		t.Errorf("Stats: %+v; want Suspends 0 with owners as goroutines", st)
+	}
+	if st.Suspends > st.Handoffs {
+		t.Errorf("Stats: Suspends %d > Handoffs %d; want a subset", st.Suspends, st.Handoffs)
+	}
+}
+
+// The whole conformance suite with owners as goroutines, the mode of
+// platforms without goroutine identities (where Park does not suspend
+// contexts), run here on one that has them.
+func TestConformanceGoroutineOwners(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the whole suite; skipped with -short")
+	}
+	err := conformance.Test(func() (*kc.Runtime, error) {
+		ex, err := New()
+		if err != nil {
+			return nil, err
+		}
+		ex.coro = false
+		return kc.New(ex, kc.WithName("vcore")), nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}
