@@ -3,6 +3,7 @@ package vcore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -151,5 +152,52 @@ func TestConformanceGoroutineOwners(t *testing.T) {
 	})
 	if err != nil {
 		t.Error(err)
+	}
+}
+
+// With one core, a body blocked on a Go channel holds the core while the
+// task that would unblock it, a context woken from a timer wait, waits in
+// that core's ready queue: sysmon must count the ready queue as work
+// waiting and retake the core (TempWorkers > 0), or, past the retake
+// bound, start a helper that drives the woken context (TempWorkers(0)).
+func TestStuckOwnerReleasesReadyContexts(t *testing.T) {
+	for _, temp := range []int{MaxTemp, 0} {
+		t.Run(fmt.Sprintf("TempWorkers=%d", temp), func(t *testing.T) {
+			testutil.NoLeak(t)
+			ex, err := New(Workers(1), TempWorkers(temp))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rt := kc.New(ex)
+			testutil.Watchdog(t, 20*time.Second, func() {
+				err := rt.Run(context.Background(), func(j *kc.Job) error {
+					ch := make(chan struct{})
+					return j.Scope(func(s *kc.Job) error {
+						if _, err := s.Launch(func(c *kc.Job) error {
+							if err := c.Sleep(2 * time.Millisecond); err != nil {
+								return err
+							}
+							close(ch)
+							return nil
+						}); err != nil {
+							return err
+						}
+						_, err := s.Launch(func(*kc.Job) error { <-ch; return nil })
+						return err
+					})
+				})
+				if err != nil {
+					t.Error(err)
+				}
+				rt.Close()
+			})
+			st := ex.Stats()
+			if ex.coro && st.Suspends == 0 {
+				t.Errorf("Stats: %+v; want the sleeper suspended (Suspends > 0)", st)
+			}
+			if temp > 0 && st.Retakes == 0 || temp == 0 && st.Helpers == 0 {
+				t.Errorf("Stats: %+v; want a retake (TempWorkers > 0) or a helper (TempWorkers 0)", st)
+			}
+		})
 	}
 }
