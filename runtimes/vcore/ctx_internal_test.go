@@ -201,3 +201,48 @@ func TestStuckOwnerReleasesReadyContexts(t *testing.T) {
 		})
 	}
 }
+
+// The contexts a burst of parks made are pooled after the wake, and sysmon
+// trims the pool while nothing draws from it, also once the executor is
+// idle: within seconds it holds none.
+func TestCtxPoolTrimmed(t *testing.T) {
+	ex, err := New(Workers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ex.coro {
+		t.Skip("owners are goroutines here: no contexts")
+	}
+	rt := kc.New(ex)
+	defer rt.Close()
+	err = rt.Run(context.Background(), func(j *kc.Job) error {
+		nur, err := j.Open()
+		if err != nil {
+			return err
+		}
+		for range 500 {
+			if _, err := nur.Launch(func(c *kc.Job) error { return c.Sleep(time.Hour) }); err != nil {
+				return err
+			}
+		}
+		if err := j.Sleep(10 * time.Millisecond); err != nil {
+			return err
+		}
+		nur.Cancel(nil)
+		nur.AwaitAll(j)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := ex.ctxs.size()
+	for deadline := time.Now().Add(10 * time.Second); ex.ctxs.size() != 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("idle contexts pooled: %d right after the burst, %d ten seconds later; want 0", most, ex.ctxs.size())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if most < 100 {
+		t.Errorf("idle contexts pooled right after a burst of 500 parks: %d; want most of them", most)
+	}
+}
