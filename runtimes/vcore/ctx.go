@@ -17,12 +17,13 @@ import (
 // Where goroutine identities work (goruntime.GOK) and owners are not
 // pinned, an owner is not a goroutine but a task context (ctx): an iter.Pull
 // coroutine that runs owner stints (workerMain) on its own stack, resumed
-// by a driver goroutine. A task that parks in a kc wait suspends its
-// context, stack and all, and the driver goes on at once with another
-// context for the core: a ready one that the core's ready queue holds
-// (granted the core), else an idle one from the pool (a fresh owner) when
-// work waits, else none (the core goes Free and the driver to the pool of
-// idle goroutines). The wake (Resume) puts the context on the ready queue
+// by a driver goroutine. A task that parks in a kc wait yields to the
+// driver, which suspends the context, stack and all (kc.Parker.Suspend),
+// and then goes on at once with another context for the core: a ready one
+// that the core's ready queue holds (granted the core), else an idle one
+// (a fresh owner) when work waits, else none (the core goes Free and the
+// driver to the pool of idle goroutines). A wake that comes before the
+// suspend leaves the context its core: it goes on at once. The wake (Resume) puts the context on the ready queue
 // of the core it parked on (spec 05's soft affinity) and kicks that core;
 // the owner that takes it hands it its core, and the context it ran on
 // goes to the pool. So a parked task costs a suspended coroutine, not a
@@ -35,8 +36,7 @@ import (
 // A coroutine made on a locked thread can only ever be resumed on that
 // thread (the runtime throws otherwise), and a switch away from a locked
 // goroutine throws as well. So contexts are made only on unlocked
-// goroutines (a driver, or a context that has unlocked itself in Park),
-// drivers never lock, and a context locks its thread while it runs a task
+// goroutines (drivers), drivers never lock, and a context locks its thread while it runs a task
 // (workerMain, as every owner) and unlocks before every switch. A body that
 // holds a thread lock of its own when it parks cannot be suspended: it
 // parks as a goroutine (release, Wait, reacquire), its driver blocked with
@@ -58,19 +58,21 @@ const (
 	// ctxIdle (its owner stint ended and the driver pools it), or ctxDead
 	// (a body's Goexit ends its goroutine).
 	ctxRunning ctxState = iota
-	// ctxParking: it yielded from Park; its driver is about to hand the
-	// Parker off. Moves to ctxParked (Suspend installed it) or back to
-	// ctxRunning (the wake came first: the driver resumes it at once).
+	// ctxParking: it yielded from Park; its driver is about to suspend
+	// it on the Parker. Moves to ctxParked (the driver's next state,
+	// stored before Suspend installs it).
 	ctxParking
 	// ctxParked: installed as its Parker's Resumer, waiting for the wake;
-	// nobody holds it but the Parker. Moves to ctxReady (Resume).
+	// nobody holds it but the Parker. Moves to ctxReady (Resume; or its
+	// driver, when Suspend failed because the wake came first).
 	ctxParked
 	// ctxReady: woken, on a core's ready queue or on its way to a driver
 	// with a core granted. Moves to ctxRunning.
 	ctxReady
-	// ctxIdle: in the pool, stopped at its loop's yield between owner
-	// stints. Moves to ctxRunning (a driver takes it) or ctxDead (the pool
-	// is full or closed, and its coroutine is stopped).
+	// ctxIdle: in a driver's stash or the pool, stopped at its loop's
+	// yield between owner stints. Moves to ctxRunning (a driver takes it)
+	// or ctxDead (sysmon trims it, or the pool is closed, and its
+	// coroutine is stopped).
 	ctxIdle
 	// ctxDead: its coroutine has returned and its goroutine is gone. Final.
 	ctxDead
@@ -89,8 +91,8 @@ func (s ctxState) String() string {
 type ctxMsg uint8
 
 const (
-	msgPark ctxMsg = iota // a task body parked on park: hand the wait off, then run to (nil: none)
-	msgDone               // the owner stint ended: pool the context, then run to (nil: none)
+	msgPark ctxMsg = iota // a task body parked on park: suspend the context, then pass its core on (home)
+	msgDone               // the owner stint ended: stash the context, then run to (nil: none)
 )
 
 // ctx is a task context: an owner that is a coroutine (see above). w comes
@@ -108,9 +110,9 @@ type ctx struct {
 	yield func(ctxMsg) bool     // the seq's yield: called by the context itself
 	g     uintptr               // its goroutine (goruntime.G), for prefetch
 	park  *kc.Parker            // the wait it yielded from (msgPark)
-	to    *ctx                  // the context its driver runs next (msgPark, msgDone)
+	to    *ctx                  // the context its driver runs next (msgDone: the ready one it handed its core to)
 	grant *core                 // the core it owns when it next runs (its owner stint starts, or Park returns, owning it); nil: it has none
-	home  *core                 // the core it parked on: the ready queue Resume puts it on
+	home  *core                 // the core it parked on: the one its driver passes on, and the ready queue Resume puts it on
 	link  *ctx                  // the next in whichever list holds it: a ready queue or the pool
 	// sp is an address in the frame of its last suspend (parkCtx), near
 	// where its resume returns first: a hint for prefetch, and nothing
