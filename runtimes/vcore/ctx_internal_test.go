@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -35,26 +37,104 @@ func TestReadyQueueFIFO(t *testing.T) {
 	if r, _ := q.pop(); r != nil || !q.empty() {
 		t.Fatal("new queue: got a context; want empty")
 	}
-	for _, x := range ts[:3] {
-		q.push(x)
+	for lap := range 3 { // the stub goes round, nodes are reused
+		for _, x := range ts {
+			q.push(x)
+		}
+		for i, w := range ts {
+			r, after := q.pop()
+			if r != w {
+				t.Fatalf("lap %d pop %d: got %p; want %p", lap, i, r, w)
+			}
+			var wantAfter *ctx
+			if i+1 < len(ts) {
+				wantAfter = ts[i+1]
+			}
+			if after != wantAfter {
+				t.Fatalf("lap %d pop %d: got next %p; want %p", lap, i, after, wantAfter)
+			}
+		}
+		if r, _ := q.pop(); r != nil || !q.empty() || q.n.Load() != 0 {
+			t.Fatalf("lap %d, drained queue: got %p, n = %d; want nothing, 0", lap, r, q.n.Load())
+		}
 	}
-	q.pushFront(ts[3])
-	want := []*ctx{ts[3], ts[0], ts[1], ts[2]}
-	for i, w := range want {
-		r, after := q.pop()
-		if r != w {
-			t.Fatalf("pop %d: got %p; want %p", i, r, w)
-		}
-		var wantAfter *ctx
-		if i+1 < len(want) {
-			wantAfter = want[i+1]
-		}
-		if after != wantAfter {
-			t.Fatalf("pop %d: got next %p; want %p", i, after, wantAfter)
+}
+
+// Producers push and consumers pop concurrently, each context re-pushed
+// once popped (as a context is woken again after it ran): every push comes
+// out exactly once, and each producer's pushes in order.
+func TestReadyQueueConcurrent(t *testing.T) {
+	const producers, consumers, per = 3, 2, 3000
+	var q readyQueue
+	type tag struct{ p, i int }
+	tags := make(map[*ctx]tag)
+	nodes := make([][]*ctx, producers)
+	for p := range nodes {
+		nodes[p] = make([]*ctx, 8) // few nodes, each reused many times
+		for k := range nodes[p] {
+			nodes[p][k] = new(ctx)
 		}
 	}
-	if !q.empty() || q.n.Load() != 0 {
-		t.Fatalf("drained queue: n = %d; want 0", q.n.Load())
+	// A node's next push waits for its pop, as a context is woken again
+	// only after it ran: free[p] hands popped nodes back to producer p.
+	free := make([]chan *ctx, producers)
+	for p := range free {
+		free[p] = make(chan *ctx, len(nodes[p]))
+		for _, x := range nodes[p] {
+			free[p] <- x
+		}
+	}
+	var mu sync.Mutex
+	got := make([]int, producers) // next index expected from producer p
+	var wg sync.WaitGroup
+	for p := range producers {
+		wg.Go(func() {
+			for i := range per {
+				x := <-free[p]
+				mu.Lock()
+				tags[x] = tag{p, i}
+				mu.Unlock()
+				q.push(x)
+			}
+		})
+	}
+	var popped atomic.Int64
+	errs := make(chan string, consumers)
+	for range consumers {
+		wg.Go(func() {
+			for popped.Load() < producers*per {
+				// The order check goes with the pop, under one lock:
+				// checked after it, two consumers' pops could be
+				// checked the other way round.
+				mu.Lock()
+				x, _ := q.pop()
+				if x == nil {
+					mu.Unlock()
+					runtime.Gosched()
+					continue
+				}
+				tg := tags[x]
+				ok := got[tg.p] == tg.i
+				got[tg.p]++
+				mu.Unlock()
+				if !ok {
+					select { // report the first, and go on, so the producers finish
+					case errs <- fmt.Sprintf("producer %d: push %d out of order", tg.p, tg.i):
+					default:
+					}
+				}
+				popped.Add(1)
+				free[tg.p] <- x
+			}
+		})
+	}
+	testutil.Watchdog(t, 20*time.Second, wg.Wait)
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if !q.empty() {
+		t.Errorf("after every pop: n = %d; want 0", q.n.Load())
 	}
 }
 
