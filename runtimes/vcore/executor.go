@@ -382,8 +382,11 @@ func (e *Executor) closeCore(c *core) {
 }
 
 // taskDone is the end of one task: spec 05's active_tasks decrement.
-func (e *Executor) taskDone() {
-	if e.active.Add(-1) == 0 && e.closing.Load() {
+func (e *Executor) taskDone() { e.tasksDone(1) }
+
+// tasksDone is the end of n tasks.
+func (e *Executor) tasksDone(n int64) {
+	if e.active.Add(-n) == 0 && e.closing.Load() {
 		select {
 		case e.drained <- struct{}{}:
 		default:
