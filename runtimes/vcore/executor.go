@@ -104,7 +104,7 @@ type Stats struct {
 	Steals         uint64 // tasks taken from another core's inbox or next slot
 	TimerWaits     uint64 // Parks woken by a short timer while they spun, keeping the core (timer.go)
 	PinErrors      uint64 // affinity syscalls that failed after New
-	Active         int64  // spec 05 active_tasks now
+	Active         int64  // spec 05 active_tasks now; a context takes the tasks it ended off it in batches (ctx.ended), by the time it runs out of work
 }
 
 // Stats returns the current counters. It costs a few atomic loads.
