@@ -126,12 +126,32 @@ type ctx struct {
 	// switch away, and clears it. Only the context and its driver, which
 	// take turns, touch it.
 	woke bool
-	_    [ctxPad]byte
+	// ended counts the tasks this context ran to their end since it last
+	// took them off active_tasks (flushEnded): a context batches that
+	// decrement, which every task's end would otherwise make on a line all
+	// cores write, until it stops running tasks (its owner stint ends, it
+	// runs out of work, it exits). The tasks still count as active
+	// meanwhile, which only delays Close's drain and sysmon's rest until
+	// then. Only the context touches it.
+	ended int32
+	_     [ctxPad]byte
+}
+
+// endOne counts the end of a task t ran (runTask).
+func (t *ctx) endOne() { t.ended++ }
+
+// flushEnded takes the tasks t ran to their end off active_tasks (see
+// ctx.ended), as taskDone does for one.
+func (e *Executor) flushEnded(t *ctx) {
+	if n := t.ended; n != 0 {
+		t.ended = 0
+		e.tasksDone(int64(n))
+	}
 }
 
 // ctxPad rounds ctx up to a whole number of cache lines on 64-bit
 // platforms (TestCtxLines checks it where contexts run).
-const ctxPad = 192 - 64 - 11*8 - 2
+const ctxPad = 192 - 64 - 11*8 - 2 - 4 - 2
 
 // ctxOf returns the context whose worker w is; w.isCtx must hold.
 func ctxOf(w *worker) *ctx { return (*ctx)(unsafe.Pointer(w)) }

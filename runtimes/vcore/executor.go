@@ -104,7 +104,7 @@ type Stats struct {
 	Steals         uint64 // tasks taken from another core's inbox or next slot
 	TimerWaits     uint64 // Parks woken by a short timer while they spun, keeping the core (timer.go)
 	PinErrors      uint64 // affinity syscalls that failed after New
-	Active         int64  // spec 05 active_tasks now
+	Active         int64  // spec 05 active_tasks now; a context takes the tasks it ended off it in batches (ctx.ended), by the time it runs out of work
 }
 
 // Stats returns the current counters. It costs a few atomic loads.
@@ -382,8 +382,11 @@ func (e *Executor) closeCore(c *core) {
 }
 
 // taskDone is the end of one task: spec 05's active_tasks decrement.
-func (e *Executor) taskDone() {
-	if e.active.Add(-1) == 0 && e.closing.Load() {
+func (e *Executor) taskDone() { e.tasksDone(1) }
+
+// tasksDone is the end of n tasks.
+func (e *Executor) tasksDone(n int64) {
+	if e.active.Add(-n) == 0 && e.closing.Load() {
 		select {
 		case e.drained <- struct{}{}:
 		default:

@@ -115,6 +115,9 @@ func (e *Executor) findWork(w *worker, c *core) (*kc.Task, *ctx) {
 		// Out of work: drop the batched releases before spinning or
 		// sleeping, so no parent waits on a worker that is not running.
 		w.kw.Flush()
+		if w.isCtx {
+			e.flushEnded(ctxOf(w))
+		}
 		if e.stop.Load() {
 			break
 		}

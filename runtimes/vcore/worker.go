@@ -58,6 +58,12 @@ func (e *Executor) workerMain(w *worker, c *core) {
 // body that ended its goroutine with runtime.Goexit.
 func (e *Executor) runTask(w *worker, t *kc.Task) {
 	w.due = 0 // a timer of the previous task's is no wait of t's (timer.go)
+	if w.isCtx {
+		x := ctxOf(w)
+		defer x.endOne() // deferred, so that a body's Goexit counts too
+		t.RunOn(&w.kw)
+		return
+	}
 	e.runOn(&w.kw, t)
 }
 
@@ -117,6 +123,9 @@ func (e *Executor) lost(w *worker) bool {
 // still owns is passed on as in Park.
 func (e *Executor) exit(w *worker) {
 	w.kw.Flush()
+	if w.isCtx {
+		e.flushEnded(ctxOf(w))
+	}
 	c := w.core
 	if w.role != roleOwner || e.lost(w) {
 		w.role = roleDone
@@ -309,6 +318,7 @@ func (e *Executor) switchTo(w *worker, c *core, r *ctx) {
 		e.retaken.Add(-1)
 	}
 	w.kw.Pass(&r.w.kw)
+	e.flushEnded(ctxOf(w))
 	ctxOf(w).to = r
 }
 
