@@ -11,9 +11,7 @@ import (
 // cores and helpers: every pop is a whole critical section, so nothing
 // waits in anyone's hands but the context it runs, and a body that blocks
 // where the runtime cannot see leaves the queue to others (sysmon counts
-// it as work waiting). A mutex, not a lock-free queue: Vyukov's intrusive
-// queue, whose push takes no lock, measured even with it (CancelFanout,
-// WaitersStorm, FanOut/n=10, 16 paired rounds).
+// it as work waiting).
 type readyQueue struct {
 	// n is the number of contexts queued. Written under mu; loaded
 	// without it as the queue's emptiness hint, which is the pusher's
