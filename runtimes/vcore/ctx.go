@@ -150,8 +150,9 @@ func (e *Executor) flushEnded(t *ctx) {
 }
 
 // ctxPad rounds ctx up to a whole number of cache lines on 64-bit
-// platforms (TestCtxLines checks it where contexts run).
-const ctxPad = 192 - 64 - 11*8 - 2 - 4 - 2
+// platforms (TestCtxLines checks it where contexts run): the worker, eleven
+// words, state and woke, two bytes of alignment, ended.
+const ctxPad = 192 - 64 - 11*8 - 2 - 2 - 4
 
 // ctxOf returns the context whose worker w is; w.isCtx must hold.
 func ctxOf(w *worker) *ctx { return (*ctx)(unsafe.Pointer(w)) }
@@ -273,7 +274,7 @@ func (e *Executor) take(d *stash) *ctx {
 	return e.newCtx()
 }
 
-// idle stashes t, whose owner stint has ended, or pools it.
+// idleCtx stashes t, whose owner stint has ended, or pools it.
 func (e *Executor) idleCtx(d *stash, t *ctx) {
 	if d.n < stashMax {
 		t.state = ctxIdle
