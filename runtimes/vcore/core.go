@@ -146,7 +146,6 @@ func (e *Executor) wakeSleeper(c *core, w uint64) bool {
 	e.stats.wakes.Add(1)
 	select {
 	case s.wake <- struct{}{}:
-		e.notePendingWake()
 	default: // a token already there is enough: the owner re-checks after waking
 	}
 	return true

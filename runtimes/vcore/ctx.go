@@ -121,11 +121,6 @@ type ctx struct {
 	// that pops it; atomic only so that the race detector sees both sides.
 	sp    atomic.Uintptr
 	state ctxState
-	// woke is set when the context, running, woke a sleeping owner (see
-	// notePendingWake); its driver yields once at the context's next
-	// switch away, and clears it. Only the context and its driver, which
-	// take turns, touch it.
-	woke bool
 	// ended counts the tasks this context ran to their end since it last
 	// took them off active_tasks (flushEnded): a context batches that
 	// decrement, which every task's end would otherwise make on a line all
@@ -151,8 +146,8 @@ func (e *Executor) flushEnded(t *ctx) {
 
 // ctxPad rounds ctx up to a whole number of cache lines on 64-bit
 // platforms (TestCtxLines checks it where contexts run): the worker, eleven
-// words, state and woke, two bytes of alignment, ended.
-const ctxPad = 192 - 64 - 11*8 - 2 - 2 - 4
+// words, state, three bytes of alignment, ended.
+const ctxPad = 192 - 64 - 11*8 - 1 - 3 - 4
 
 // ctxOf returns the context whose worker w is; w.isCtx must hold.
 func ctxOf(w *worker) *ctx { return (*ctx)(unsafe.Pointer(w)) }
@@ -308,8 +303,7 @@ func (e *Executor) drive(d *stash, t *ctx) {
 			panic("vcore: a context ended while running")
 		}
 		next := t.to
-		woke := t.woke
-		t.to, t.woke = nil, false
+		t.to = nil
 		switch msg {
 		case msgPark:
 			p, c := t.park, t.home
@@ -333,27 +327,7 @@ func (e *Executor) drive(d *stash, t *ctx) {
 		case msgDone:
 			e.idleCtx(d, t)
 		}
-		if woke {
-			goruntime.Yield() // see notePendingWake
-		}
 		t = next
-	}
-}
-
-// notePendingWake is called by a goroutine that has just sent a sleeping
-// owner its wake token. The channel send readied the owner into the
-// runnext slot of the sender's P, where it runs once the sender blocks or
-// yields; a context that goes on to switch to other coroutines does
-// neither (a coroutine switch never enters the scheduler), and the owner
-// would wait there until a preemption, though the other Ps may be idle.
-// So a context that woke a sleeper has its driver yield once at its next
-// switch away (drive). A registry lookup per sleeper woken.
-func (e *Executor) notePendingWake() {
-	if !e.coro {
-		return
-	}
-	if w := e.reg.self(); w != nil && w.isCtx {
-		ctxOf(w).woke = true
 	}
 }
 

@@ -170,8 +170,8 @@ func (e *Executor) findWork(w *worker, c *core) (*kc.Task, *ctx) {
 // from the Ps of coreless bodies, and a context parks as a coroutine,
 // not as a goroutine that needs a P; and the wake of a sleeping owner
 // lands in the runnext slot of the waker's P, where, behind a driver that
-// only switches coroutines, it may wait long (notePendingWake), so fewer
-// sleepers is fewer such waits.
+// only switches coroutines (which never enters the scheduler), it may wait
+// until a preemption, so fewer sleepers is fewer such waits.
 func (e *Executor) startSpin() bool {
 	if e.pin.on || e.coro {
 		e.nspinning.Add(1)
