@@ -241,10 +241,11 @@
 // report's section "Backends against the fastest backend" gives each ratio;
 // reports/baseline/report.md holds one such run.) On AwaitPending (an await
 // of a child just launched, which the awaiter runs inline), JobCreate,
-// FanOut, the channel workloads and NestedScopes, vcore is within about a
-// fifth of the stealing backend's time or ahead of it, and on JobCreate's
+// FanOut, ChanBuffered and NestedScopes, vcore is within about a tenth of
+// the stealing backend's time or ahead of it; on the other channel
+// workloads (ChanPingPong, Select) within about a third; and on JobCreate's
 // latency (a launch into a nursery and a join of it, one op at a time)
-// within about a third at p50, p90 and p99. That latency is set by where the
+// within about a fifth at p50, p90 and p99. That latency is set by where the
 // child runs. With owners as contexts the joiner owns a core: its child
 // goes to the core's next slot, its join suspends it and hands the core to
 // a fresh owner, which runs the child and, finding the joiner ready, hands
