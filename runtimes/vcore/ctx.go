@@ -257,7 +257,7 @@ type stash struct {
 // take returns an idle context of the stash, or one from the pool, or a
 // new one. The caller is unlocked (see newCtx).
 func (e *Executor) take(d *stash) *ctx {
-	if d != nil && d.n > 0 {
+	if d.n > 0 {
 		d.n--
 		t := d.t[d.n]
 		d.t[d.n] = nil

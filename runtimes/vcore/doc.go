@@ -272,9 +272,10 @@
 // stealing backend's driver just takes the next coroutine. That keeps it
 // behind on CancelFanout (thousands of parks and wakes) and WaitersStorm,
 // and costs a workload whose coordinator parks once an op (FanOut/n=10: a
-// root that launches ten children and waits for them) a few hundred ns an
-// op against owners as goroutines, where such a root, coreless once its
-// first wake found no core Free, parks and wakes as a plain goroutine. On
+// root that launches ten children and waits for them) that hand-off at
+// every op, which owners as goroutines did not pay: such a root, coreless
+// once its first wake found no core Free, parked and woke as a plain
+// goroutine. On
 // the platforms where owners are goroutines (no goroutine identities, or
 // pinning) each parked task is a parked goroutine, and each wake a
 // goready: a pass through the Go scheduler, a return into a cold stack

@@ -14,7 +14,9 @@ import (
 // unlocked, or its context is suspended), hands it to a woken context
 // (switchTo), or has the core taken away by sysmon; it is then started as
 // another owner, under a new id, from the pool. A woken context granted a
-// core gets a fresh id from the one that grants it (switchTo, ownerFor).
+// core keeps its own id (switchTo), as a goroutine that takes its core back
+// does (reacquire), or gets the fresh one its granter moved the core's word
+// to (ownerFor).
 //
 // Every field but id and wake is touched only by the goroutine or context
 // itself (a context's also by whoever owns it while it is not running, see

@@ -78,22 +78,10 @@ func (e *Executor) runOn(kw *kc.Worker, t *kc.Task) {
 func (e *Executor) lock(w *worker, c *core) {
 	runtime.LockOSThread()
 	e.pin.pin(c.cpu)
-	if w.slot < 0 { // else the slot was handed to it (unlockTo)
+	if w.slot < 0 { // else the slot was handed to it (switchTo)
 		e.reg.add(w)
 	}
 	w.locked, w.core, w.role = true, c, roleOwner
-}
-
-// unlockTo is unlock for w, a context's worker, whose core goes to the
-// context to (nil: none), which w's driver runs next: w's registry slot
-// goes to to (registry.hand) rather than being freed here and claimed
-// again by to's lock, where to has run before (its goroutine, the key,
-// exists).
-func (e *Executor) unlockTo(w *worker, to *ctx) {
-	if to != nil && to.g != 0 && to.w.slot < 0 {
-		e.reg.hand(w, &to.w, uint64(to.g))
-	}
-	e.unlock(w)
 }
 
 // unlock undoes lock: the thread goes back to the Go runtime, unpinned (if
@@ -307,12 +295,15 @@ func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
 // its own id, as a goroutine that takes a core back does (reacquire): no
 // core's word names it since its park passed its core on. If sysmon took
 // c from w meanwhile, r goes on without a core (Park's reacquire) and w
-// leaves the retake bound, as in lost. w's batch of releases goes on with
-// r, or is dropped (kc.Worker.Pass).
+// leaves the retake bound, as in lost. w's registry slot goes to r
+// (registry.hand: r's goroutine, the key, exists, and r holds no slot since
+// its park) rather than being freed here and claimed again by r's lock.
+// w's batch of releases goes on with r, or is dropped (kc.Worker.Pass).
 func (e *Executor) switchTo(w *worker, c *core, r *ctx) {
 	if c.word.CompareAndSwap(mkword(w.id.Load(), coreRunning), mkword(r.w.id.Load(), coreRunning)) {
 		r.grant = c
-		e.unlockTo(w, r)
+		e.reg.hand(w, &r.w, uint64(r.g))
+		e.unlock(w) // its slot is r's now: unlock frees none
 	} else {
 		e.unlock(w)
 		e.retaken.Add(-1)
