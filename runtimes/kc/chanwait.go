@@ -285,11 +285,23 @@ func (c *Chan[T]) sendLocked(v *T) (done bool, err error, wake *chanWaiter) {
 		}
 	}
 	if c.count < len(c.buf) {
-		c.buf[(c.head+c.count)%len(c.buf)] = *v
+		c.buf[c.tail()] = *v
 		c.count++
 		return true, nil, nil
 	}
 	return false, nil, nil
+}
+
+// tail is the index of the buffer slot after the last buffered value;
+// c.mu is held. It wraps with a compare rather than a modulo: head <
+// len(buf) and count <= len(buf), so one subtraction is enough, where a
+// division by the variable length would cost tens of cycles per op.
+func (c *Chan[T]) tail() int {
+	i := c.head + c.count
+	if i >= len(c.buf) {
+		i -= len(c.buf)
+	}
+	return i
 }
 
 // recvLocked tries to receive into *v without blocking, like sendLocked:
@@ -300,11 +312,13 @@ func (c *Chan[T]) recvLocked(v *T) (done bool, err error, wake *chanWaiter) {
 	if c.count > 0 {
 		var zero T
 		*v, c.buf[c.head] = c.buf[c.head], zero
-		c.head = (c.head + 1) % len(c.buf)
+		if c.head++; c.head == len(c.buf) {
+			c.head = 0
+		}
 		c.count--
 		for s := c.sendq.pop(); s != nil; s = c.sendq.pop() {
 			if s.claim() {
-				c.buf[(c.head+c.count)%len(c.buf)] = *s.elem
+				c.buf[c.tail()] = *s.elem
 				c.count++
 				return true, nil, s.w
 			}

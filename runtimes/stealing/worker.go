@@ -122,14 +122,20 @@ func (e *Executor) startSpinner() {
 // must leave (go idle or exit). Cost when there is no debt: one load per P.
 func (e *Executor) payDebt() bool {
 	n := len(e.debt)
-	pid := procPin()
+	k := procPin()
 	procUnpin()
-	for i := range n {
-		d := &e.debt[(pid+i)%n].n
+	if k >= n { // GOMAXPROCS grew since New
+		k %= n
+	}
+	for range n {
+		d := &e.debt[k].n
 		for v := d.Load(); v > 0; v = d.Load() {
 			if d.CompareAndSwap(v, v-1) {
 				return true
 			}
+		}
+		if k++; k == n { // a wrap, not a modulo: a division costs more than the loads
+			k = 0
 		}
 	}
 	return false
