@@ -14,6 +14,7 @@ func jobCases() []Case {
 		mk("PanicInBody", "DESIGN Panics", panicInBody),
 		mk("PanicInOnCancel", "DESIGN Panics", panicInOnCancel),
 		mk("GoexitInBody", "DESIGN Panics (Goexit)", goexitInBody),
+		mk("BodyLeavesThreadLocked", "DESIGN Panics (Goexit); 05 workers", bodyLeavesThreadLocked),
 		mk("DetachedNotWaited", "01 §4.17 detached child", detachedNotWaited),
 		mk("DetachedNotCancelled", "01 §4.17 detached child", detachedNotCancelled),
 		mk("FirstCauseWins", "01 §4.17 timeout vs explicit cancel", firstCauseWins),
@@ -101,6 +102,74 @@ func goexitInBody(rt *kc.Runtime, p *probe) {
 			if p.job("Launch after Goexit", c, err) {
 				p.noErr("Join", c.Join(s))
 			}
+			return nil
+		})
+	}))
+}
+
+// A body may lock its OS thread and return, or call runtime.Goexit, with
+// the lock still held; the runtime goes on, parks and wakes included. On a
+// goroutine of its own such a lock ends with the goroutine. A backend that
+// runs bodies on pooled goroutines or coroutines must undo it before it
+// reuses that goroutine or switches away from the coroutine: the Go
+// runtime throws on a coroutine switch whose thread lock differs from the
+// coroutine's at its creation, which kills the suite's process (so this
+// case fails by crashing it). Each round has one owner blocked on a Go
+// channel while a sleeper's wake and the locked bodies wait, so that a
+// backend's compensating workers run some of them.
+func bodyLeavesThreadLocked(rt *kc.Runtime, p *probe) {
+	locked := func(*kc.Job) error { runtime.LockOSThread(); return nil }
+	lockedExit := func(*kc.Job) error { runtime.LockOSThread(); runtime.Goexit(); return nil }
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			for round := range 20 {
+				gate := make(chan struct{})
+				var jobs []*kc.Job
+				c, err := s.Launch(func(c *kc.Job) error {
+					err := c.Sleep(100 * time.Microsecond)
+					close(gate)
+					return err
+				})
+				if !p.job("Launch sleeper", c, err) {
+					return nil
+				}
+				jobs = append(jobs, c)
+				if c, err = s.Launch(func(*kc.Job) error { <-gate; return nil }); !p.job("Launch blocker", c, err) {
+					close(gate)
+					return nil
+				}
+				jobs = append(jobs, c)
+				body := locked
+				if round%2 == 1 {
+					body = lockedExit
+				}
+				for range 4 {
+					if c, err = s.Launch(body); !p.job("Launch locking body", c, err) {
+						break
+					}
+					jobs = append(jobs, c)
+				}
+				for i, c := range jobs {
+					done := make(chan error, 1)
+					go func() { done <- c.Join(nil) }() // a waiter may run a child inline: Goexit would end it
+					switch err := <-done; {
+					case i < 2 || round%2 == 0:
+						p.noErr("Join", err)
+					default:
+						p.is("Join of a locked body that called Goexit", err, kc.ErrGoexit)
+					}
+				}
+			}
+			nur, err := s.Open() // the runtime still parks and wakes
+			if !p.noErr("Open", err) {
+				return nil
+			}
+			c, err := nur.Launch(sleeper)
+			if p.job("Launch after the locked bodies", c, err) {
+				nur.Cancel(nil)
+				p.is("Join of a cancelled sleeper", c.Join(nil), kc.ErrCancelled)
+			}
+			p.is("AwaitAll of the cancelled nursery", nur.AwaitAll(s), kc.ErrCancelled)
 			return nil
 		})
 	}))

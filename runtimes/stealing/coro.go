@@ -145,6 +145,10 @@ func (c *coro) body(yield func(coroMsg) bool) {
 		c.kw.Flush() // a Goexit in a body left the batch unflushed
 		e.gt.remove(c.g)
 		c.state = coroDead
+		// A body that called Goexit with its thread locked: the coroutine's
+		// exit is a switch to its driver, which throws unless the lock is
+		// undone (see goruntime.UnlockOSThreadAll).
+		goruntime.UnlockOSThreadAll()
 	}()
 	for {
 		if !yield(e.runLoop(c)) {

@@ -174,6 +174,10 @@ func (t *ctx) body(yield func(ctxMsg) bool) {
 	t.g = goruntime.G()
 	defer func() {
 		t.state = ctxDead
+		// A body that called Goexit with its thread locked: the coroutine's
+		// exit is a switch to its driver, which throws unless the lock is
+		// undone (see goruntime.UnlockOSThreadAll).
+		goruntime.UnlockOSThreadAll()
 		e.wg.Done()
 	}()
 	for {
@@ -238,6 +242,9 @@ func (e *Executor) parkCtx(t *ctx, p *kc.Parker) {
 		e.lock(w, g)
 		return
 	}
+	// A fresh id, as in switchTo: the driver that suspended t compares c's
+	// word with t's old id when it passes c on, which may still be to come.
+	w.id.Store(e.newID())
 	e.reacquire(w, c)
 }
 
@@ -312,7 +319,10 @@ func (e *Executor) drive(d *stash, t *ctx) {
 			t.state = ctxParked
 			if p.Suspend(t) {
 				e.stats.suspends.Add(1)
-				next = e.handOn(me, c, d) // c's word still says me, unless sysmon took c
+				// c's word still says me, unless sysmon took c: t, once
+				// resumed, takes a core under a fresh id (switchTo,
+				// parkCtx), so no word comes to say me again.
+				next = e.handOn(me, c, d)
 			} else if c.word.Load() == me {
 				// The wake came first: t goes on here with its core.
 				t.state, t.grant = ctxReady, c
@@ -388,7 +398,7 @@ type ctxPool struct {
 	mu     sync.Mutex
 	idle   *ctx // under mu; linked through link
 	n      int  // under mu: contexts in idle
-	low    int  // under mu: the smallest n since the last trim
+	low    int  // under mu: the smallest n since the last trim; never above n
 	closed bool // under mu
 }
 
@@ -458,7 +468,7 @@ func (p *ctxPool) trim() {
 func (p *ctxPool) close() {
 	p.mu.Lock()
 	t := p.idle
-	p.idle, p.n, p.closed = nil, 0, true
+	p.idle, p.n, p.low, p.closed = nil, 0, 0, true // low <= n, which trim relies on
 	p.mu.Unlock()
 	for t != nil {
 		next := t.link

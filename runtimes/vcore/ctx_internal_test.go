@@ -328,3 +328,101 @@ func TestCtxPoolTrimmed(t *testing.T) {
 		t.Errorf("idle contexts pooled right after a burst of 500 parks: %d; want most of them", most)
 	}
 }
+
+// A trim that comes after the pool closed (sysmon's last beat can race
+// with Close's ctxs.close) finds nothing to stop: close resets the
+// low-water mark with the count.
+func TestCtxPoolTrimAfterClose(t *testing.T) {
+	var p ctxPool
+	stopped := 0
+	for range 4 {
+		p.put(&ctx{stop: func() { stopped++ }})
+	}
+	p.trim() // nothing drawn since the start: the low-water mark is 0
+	p.trim() // the mark is 4 now: stops 2
+	p.close()
+	p.trim()
+	if stopped != 4 || p.size() != 0 {
+		t.Errorf("stopped %d, pooled %d after two trims, close and a trim; want 4 stopped, 0 pooled", stopped, p.size())
+	}
+}
+
+// A helper that ran a body which left its thread locked goes on to drive
+// a woken context: it must undo the lock first, since the runtime throws
+// on a coroutine switch from a locked goroutine (the process dies). The
+// only owner is blocked on a Go channel, so that a helper runs the
+// locking body, and then finds the woken sleeper in the ready queue.
+func TestHelperUndoesThreadLock(t *testing.T) {
+	testutil.NoLeak(t)
+	ex, err := New(Workers(1), TempWorkers(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ex.coro {
+		t.Skip("owners are goroutines here: no contexts")
+	}
+	rt := kc.New(ex)
+	testutil.Watchdog(t, 20*time.Second, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			ch := make(chan struct{})
+			return j.Scope(func(s *kc.Job) error {
+				if _, err := s.Launch(func(c *kc.Job) error { // parks, and is woken long before a helper starts
+					if err := c.Sleep(200 * time.Microsecond); err != nil {
+						return err
+					}
+					close(ch)
+					return nil
+				}); err != nil {
+					return err
+				}
+				if _, err := s.Launch(func(*kc.Job) error { <-ch; return nil }); err != nil { // blocks the owner
+					return err
+				}
+				_, err := s.Launch(func(*kc.Job) error { runtime.LockOSThread(); return nil })
+				return err
+			})
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		rt.Close()
+	})
+	if st := ex.Stats(); st.Helpers == 0 {
+		t.Errorf("Stats: %+v; want a helper started", st)
+	}
+}
+
+// A body on a context that calls runtime.Goexit with its thread locked
+// ends its job with ErrGoexit; the context's exit, a switch to its
+// driver, must not throw.
+func TestCtxGoexitLocked(t *testing.T) {
+	testutil.NoLeak(t)
+	ex, err := New(Workers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ex.coro {
+		t.Skip("owners are goroutines here: no contexts")
+	}
+	rt := kc.New(ex)
+	testutil.Watchdog(t, 20*time.Second, func() {
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			return j.SupervisorScope(func(s *kc.Job) error {
+				c, err := s.Launch(func(*kc.Job) error { runtime.LockOSThread(); runtime.Goexit(); return nil })
+				if err != nil {
+					return err
+				}
+				done := make(chan error, 1)
+				go func() { done <- c.Join(nil) }()
+				if err := <-done; !errors.Is(err, kc.ErrGoexit) {
+					return fmt.Errorf("Join: %v; want ErrGoexit", err)
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		rt.Close()
+	})
+}

@@ -1,6 +1,9 @@
 package vcore
 
-import "github.com/kcbench/kcbench/runtimes/kc"
+import (
+	"github.com/kcbench/kcbench/internal/goruntime"
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
 
 // maxHelpers bounds the helper goroutines alive at once. It is in effect no
 // cap: help never starts more helpers than there are queued tasks, so N
@@ -76,6 +79,9 @@ func (e *Executor) helper() {
 		}
 		e.helperRuns.Add(1)
 		e.runOn(&kw, t)
+		// A body may have left the thread locked; this goroutine goes on to
+		// drive contexts, and a switch from a locked goroutine throws.
+		goruntime.UnlockOSThreadAll()
 	}
 }
 

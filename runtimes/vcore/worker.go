@@ -292,15 +292,18 @@ func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
 // switchTo hands c, the core of w (a context's worker), to the ready
 // context r, which w's driver runs next (ctx.to); w's owner stint ends
 // (workerMain returns, and its context goes to the pool). r goes on under
-// its own id, as a goroutine that takes a core back does (reacquire): no
-// core's word names it since its park passed its core on. If sysmon took
-// c from w meanwhile, r goes on without a core (Park's reacquire) and w
-// leaves the retake bound, as in lost. w's registry slot goes to r
+// a fresh id: the driver that suspended r may not have passed r's old core
+// on yet (drive's handOn), and compares that core's word with r's old id
+// when it does, so the word must not come to say that id again. If sysmon
+// took c from w meanwhile, r goes on without a core (Park's reacquire,
+// under a fresh id too) and w leaves the retake bound, as in lost. w's registry slot goes to r
 // (registry.hand: r's goroutine, the key, exists, and r holds no slot since
 // its park) rather than being freed here and claimed again by r's lock.
 // w's batch of releases goes on with r, or is dropped (kc.Worker.Pass).
 func (e *Executor) switchTo(w *worker, c *core, r *ctx) {
-	if c.word.CompareAndSwap(mkword(w.id.Load(), coreRunning), mkword(r.w.id.Load(), coreRunning)) {
+	id := e.newID()
+	if c.word.CompareAndSwap(mkword(w.id.Load(), coreRunning), mkword(id, coreRunning)) {
+		r.w.id.Store(id) // r runs once w's driver resumes it, after this
 		r.grant = c
 		e.reg.hand(w, &r.w, uint64(r.g))
 		e.unlock(w) // its slot is r's now: unlock frees none
