@@ -47,9 +47,6 @@ func (e *Executor) work() {
 func (e *Executor) runLoop(c *coro) coroMsg {
 	for {
 		t, r := e.findWork(c)
-		if c.next != nil && goruntime.LockedOSThread() {
-			goruntime.UnlockOSThreadAll() // before c switches: a body's lock would make the switch throw
-		}
 		if r != nil {
 			c.to = r
 			return msgSwitch
