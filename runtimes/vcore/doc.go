@@ -104,9 +104,9 @@
 //
 // Sysmon (sysmon.go). A monitor goroutine watches each core's heartbeat (a
 // count of tasks started). A Running core whose heartbeat has not moved for 1
-// ms while work waits (its inbox or the global queue is non-empty; a task
-// sysmon itself moved there from a next slot counts from its next tick) is
-// stuck in a body that blocked where the runtime cannot see (a Go channel, a
+// ms while work waits (its inbox, its ready queue or the global queue is
+// non-empty; a task sysmon itself moved there from a next slot counts from
+// its next tick) is stuck in a body that blocked where the runtime cannot see (a Go channel, a
 // mutex, a syscall): sysmon gives the core to a fresh owner, at most one per
 // millisecond (SCALE_INTERVAL) and while fewer than TempWorkers (64) stuck
 // goroutines hold a thread (base + K). The stuck goroutine finds out when its
@@ -122,7 +122,9 @@
 //
 // Shutdown. Close waits until active_tasks (Spawn +1, end of Run -1) is
 // zero, sets stop, closes Free cores and wakes sleeping owners, which close
-// their cores, unpin and unlock their threads and exit; then it stops the
+// their cores, unpin and unlock their threads and exit (a driver that was
+// passing its core on as stop was set may leave it Free instead: nothing
+// is queued, so no owner starts there); then it stops the
 // idle contexts (on a goroutine of its own: its caller may be locked to its
 // thread, and a switch to a context from there would make the runtime
 // throw) and sysmon, and waits for every goroutine it started.

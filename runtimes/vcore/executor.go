@@ -59,9 +59,13 @@ type Executor struct {
 	nextID atomic.Uint64 // worker ids, unique; 0 means "no owner" in core.word
 
 	// retaken counts goroutines sysmon took a core from that are still in
-	// the body they were running (with their thread locked). Only sysmon increments it (after a successful retake
-	// CAS) and only the stuck goroutine decrements it (when it notices,
-	// in lost or giveAway), so sysmon's check-then-retake keeps it at most
+	// the body they were running (with their thread locked). Only sysmon
+	// increments it (after a successful retake CAS). It is decremented once
+	// per retake, by the party that first finds the core's word no longer
+	// naming the owner it took the core from: that owner itself (lost,
+	// pass), or, for a context, the driver that suspended it (drive, when
+	// the wake came first; pass, through handOn) or the owner that switches
+	// from it (switchTo). So sysmon's check-then-retake keeps it at most
 	// TempWorkers without a CAS loop.
 	retaken atomic.Int64
 

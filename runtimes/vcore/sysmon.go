@@ -44,9 +44,11 @@ func (m *sysmon) kick() {
 func (m *sysmon) quit() { close(m.quitc) }
 
 // monSleep blocks until kick or quit; it reports false on quit. While
-// idle contexts are pooled it wakes for their trims (trimIfDue) meanwhile:
-// no context goes idle while nothing is active, so a pool found empty
-// stays so until a kick.
+// idle contexts are pooled it wakes for their trims (trimIfDue) meanwhile.
+// A pool found empty is not looked at again until a kick: a context whose
+// owner stint was ending as the last task did (a retaken or stopping one)
+// can still go idle after that, and then waits for the trims that follow
+// the next kick (it is stopped at Close at the latest).
 func (e *Executor) monSleep(lastTrim *time.Time) bool {
 	m := &e.mon
 	m.idle.Store(true)
