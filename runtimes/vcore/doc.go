@@ -106,8 +106,8 @@
 // count of tasks started). A Running core whose heartbeat has not moved for 1
 // ms while work waits (its inbox, its ready queue or the global queue is
 // non-empty; a task sysmon itself moved there from a next slot counts from
-// its next tick) is stuck in a body that blocked where the runtime cannot see (a Go channel, a
-// mutex, a syscall): sysmon gives the core to a fresh owner, at most one per
+// its next tick) is stuck in a body that blocked where the runtime cannot
+// see (a Go channel, a mutex, a syscall): sysmon gives the core to a fresh owner, at most one per
 // millisecond (SCALE_INTERVAL) and while fewer than TempWorkers (64) stuck
 // goroutines hold a thread (base + K). The stuck goroutine finds out when its
 // body returns and retires at once. Past that bound sysmon starts helpers
