@@ -347,14 +347,14 @@ func TestCtxPoolTrimAfterClose(t *testing.T) {
 	}
 }
 
-// A helper that ran a body which left its thread locked goes on to drive
-// a woken context: it must undo the lock first, since the runtime throws
-// on a coroutine switch from a locked goroutine (the process dies). The
-// only owner is blocked on a Go channel, so that a helper runs the
-// locking body, and then finds the woken sleeper in the ready queue.
-func TestHelperUndoesThreadLock(t *testing.T) {
+// runOnContexts runs body as the root of a runtime on a fresh executor
+// made with opts, under a watchdog, closes it and returns the executor
+// for its stats; it skips the test where owners are goroutines (no
+// contexts) and fails it on Run's error or a goroutine left behind.
+func runOnContexts(t *testing.T, body kc.Func, opts ...Option) *Executor {
+	t.Helper()
 	testutil.NoLeak(t)
-	ex, err := New(Workers(1), TempWorkers(0))
+	ex, err := New(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,30 +363,39 @@ func TestHelperUndoesThreadLock(t *testing.T) {
 	}
 	rt := kc.New(ex)
 	testutil.Watchdog(t, 20*time.Second, func() {
-		err := rt.Run(context.Background(), func(j *kc.Job) error {
-			ch := make(chan struct{})
-			return j.Scope(func(s *kc.Job) error {
-				if _, err := s.Launch(func(c *kc.Job) error { // parks, and is woken long before a helper starts
-					if err := c.Sleep(200 * time.Microsecond); err != nil {
-						return err
-					}
-					close(ch)
-					return nil
-				}); err != nil {
-					return err
-				}
-				if _, err := s.Launch(func(*kc.Job) error { <-ch; return nil }); err != nil { // blocks the owner
-					return err
-				}
-				_, err := s.Launch(func(*kc.Job) error { runtime.LockOSThread(); return nil })
-				return err
-			})
-		})
-		if err != nil {
+		if err := rt.Run(context.Background(), body); err != nil {
 			t.Error(err)
 		}
 		rt.Close()
 	})
+	return ex
+}
+
+// A helper that ran a body which left its thread locked goes on to drive
+// a woken context: it must undo the lock first, since the runtime throws
+// on a coroutine switch from a locked goroutine (the process dies). The
+// only owner is blocked on a Go channel, so that a helper runs the
+// locking body, and then finds the woken sleeper in the ready queue.
+func TestHelperUndoesThreadLock(t *testing.T) {
+	ex := runOnContexts(t, func(j *kc.Job) error {
+		ch := make(chan struct{})
+		return j.Scope(func(s *kc.Job) error {
+			if _, err := s.Launch(func(c *kc.Job) error { // parks, and is woken long before a helper starts
+				if err := c.Sleep(200 * time.Microsecond); err != nil {
+					return err
+				}
+				close(ch)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if _, err := s.Launch(func(*kc.Job) error { <-ch; return nil }); err != nil { // blocks the owner
+				return err
+			}
+			_, err := s.Launch(func(*kc.Job) error { runtime.LockOSThread(); return nil })
+			return err
+		})
+	}, Workers(1), TempWorkers(0))
 	if st := ex.Stats(); st.Helpers == 0 {
 		t.Errorf("Stats: %+v; want a helper started", st)
 	}
@@ -396,33 +405,18 @@ func TestHelperUndoesThreadLock(t *testing.T) {
 // ends its job with ErrGoexit; the context's exit, a switch to its
 // driver, must not throw.
 func TestCtxGoexitLocked(t *testing.T) {
-	testutil.NoLeak(t)
-	ex, err := New(Workers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ex.coro {
-		t.Skip("owners are goroutines here: no contexts")
-	}
-	rt := kc.New(ex)
-	testutil.Watchdog(t, 20*time.Second, func() {
-		err := rt.Run(context.Background(), func(j *kc.Job) error {
-			return j.SupervisorScope(func(s *kc.Job) error {
-				c, err := s.Launch(func(*kc.Job) error { runtime.LockOSThread(); runtime.Goexit(); return nil })
-				if err != nil {
-					return err
-				}
-				done := make(chan error, 1)
-				go func() { done <- c.Join(nil) }()
-				if err := <-done; !errors.Is(err, kc.ErrGoexit) {
-					return fmt.Errorf("Join: %v; want ErrGoexit", err)
-				}
-				return nil
-			})
+	runOnContexts(t, func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			c, err := s.Launch(func(*kc.Job) error { runtime.LockOSThread(); runtime.Goexit(); return nil })
+			if err != nil {
+				return err
+			}
+			done := make(chan error, 1)
+			go func() { done <- c.Join(nil) }()
+			if err := <-done; !errors.Is(err, kc.ErrGoexit) {
+				return fmt.Errorf("Join: %v; want ErrGoexit", err)
+			}
+			return nil
 		})
-		if err != nil {
-			t.Error(err)
-		}
-		rt.Close()
-	})
+	}, Workers(1))
 }
