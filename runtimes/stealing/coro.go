@@ -151,12 +151,7 @@ func (c *coro) body(yield func(coroMsg) bool) {
 		goruntime.UnlockOSThreadAll()
 	}()
 	for {
-		m := e.runLoop(c)
-		// Before c switches: a body that left its thread locked would make
-		// the switch throw. Every way out of the loop comes here, the
-		// debt's and the retirement's included.
-		goruntime.UnlockOSThreadAll()
-		if !yield(m) {
+		if !yield(e.runLoop(c)) {
 			return
 		}
 	}

@@ -56,6 +56,13 @@ func (e *Executor) runLoop(c *coro) coroMsg {
 		}
 		c.idleYields, c.due = 0, 0
 		t.RunOn(&c.kw)
+		if c.next != nil {
+			// A body that left its thread locked: its lock ends with it, as
+			// it would with a goroutine of its own, so that the next task
+			// runs as it would anywhere, and c's next switch (which the
+			// runtime forbids with a lock c was not made with) cannot throw.
+			goruntime.UnlockOSThreadAll()
+		}
 		// A task that parked on the blocking path came back without a slot
 		// (see Park); whichever worker ends a task first takes that debt
 		// over and leaves, without touching running. Else, if the monitor

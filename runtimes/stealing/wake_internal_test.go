@@ -2,9 +2,12 @@ package stealing
 
 import (
 	"context"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -72,5 +75,71 @@ func TestWakeOvershootRetire(t *testing.T) {
 	testHookWake = nil
 	if adds != 1 || undos != 1 {
 		t.Errorf("hook calls: %d before add, %d before undo; want 1 and 1 (the interleaving did not happen)", adds, undos)
+	}
+}
+
+// A wake from a goroutine the executor does not count (here a plain
+// goroutine; in a program, the caller of Run or a waker whose task has
+// ended since) that is starting a worker as Close runs: the worker must
+// be started before Close's wait, and be waited for, or never started.
+// testHookStart holds the start between its closed check and its wg.Add
+// while Close runs.
+func TestLateStartAndClose(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New(Workers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused, release := make(chan struct{}), make(chan struct{})
+	testHookStart = func() { close(paused); <-release }
+	defer func() { testHookStart = nil }()
+	go e.wake() // the slot is free and nobody spins: it starts a worker
+	<-paused
+	closed := make(chan struct{})
+	go func() { e.Close(); close(closed) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while a worker start was under way")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return after the start went on")
+	}
+	if live, _, pooled := CoroCounts(e); live != 0 {
+		t.Errorf("after Close: %d live loop coroutines (%d pooled); want 0", live, pooled)
+	}
+}
+
+// A body that leaves its thread locked does not leave the lock to the
+// next task of its loop coroutine: with one worker and no extra ones,
+// both run on the same coroutine, one after the other.
+func TestBodyLockEndsWithTask(t *testing.T) {
+	if !goruntime.GOK {
+		t.Skip("no goroutine identities: the loop runs on its driver's stack")
+	}
+	testutil.NoLeak(t)
+	e, err := New(Workers(1), MaxExtra(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(e)
+	defer rt.Close()
+	var lockedInB atomic.Bool
+	err = rt.Run(context.Background(), func(j *kc.Job) error {
+		// One worker: the second launch runs first (LIFO), then the first.
+		if _, err := j.Launch(func(*kc.Job) error { lockedInB.Store(goruntime.LockedOSThread()); return nil }); err != nil {
+			return err
+		}
+		_, err := j.Launch(func(*kc.Job) error { runtime.LockOSThread(); return nil })
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lockedInB.Load() {
+		t.Error("a task ran with the thread lock the task before it left")
 	}
 }

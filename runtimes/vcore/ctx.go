@@ -369,13 +369,32 @@ func (e *Executor) driver(s ownerStart) {
 
 // runElsewhere starts s on an idle pooled goroutine if there is one, else
 // on a new one: a driver (coroutine mode) or an owner goroutine.
+//
+// Its caller need not be counted in wg (a Spawn or a wake from the caller
+// of Run, or from a goroutine a body started, whose task may have ended
+// since), so Close may be under way: starting brackets the stop check and
+// the wg.Add, and Close waits for it to drop to zero after it sets stop
+// and before it waits on wg (a Dekker pair: a start that loaded stop
+// false is seen by Close, or it sees stop true, closes s's core and
+// starts nothing; once stop is set nothing is queued, so no owner is
+// needed).
 func (e *Executor) runElsewhere(s ownerStart) {
 	if x := e.pool.get(); x != nil {
 		e.stats.reused.Add(1)
 		x.hand(s) // never blocks
 		return
 	}
+	e.starting.Add(1)
+	if e.stop.Load() {
+		e.starting.Add(-1)
+		s.c.word.CompareAndSwap(mkword(s.id, coreRunning), mkword(0, coreClosed))
+		return
+	}
+	if testHookStart != nil {
+		testHookStart()
+	}
 	e.wg.Add(1)
+	e.starting.Add(-1)
 	if e.coro {
 		go e.driver(s)
 	} else {
@@ -477,3 +496,8 @@ func (p *ctxPool) close() {
 		t = next
 	}
 }
+
+// testHookStart, if not nil, is called by runElsewhere between its stop
+// check and its wg.Add, so that a test can run Close in that window. Set
+// only by tests, while no executor runs.
+var testHookStart func()

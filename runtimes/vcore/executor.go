@@ -27,9 +27,12 @@ type Executor struct {
 	reg   registry
 	coro  bool // owners are contexts (ctx.go): goroutine identities work and nothing is pinned; immutable
 
-	closing atomic.Bool   // Close has started: the last task to finish signals drained
-	stop    atomic.Bool   // active reached 0 after closing: owners exit
-	drained chan struct{} // capacity 1; see closing
+	closing atomic.Bool // Close has started: the last task to finish signals drained
+	stop    atomic.Bool // active reached 0 after closing: owners exit
+	// starting counts runElsewhere calls between their stop check and
+	// their wg.Add (see runElsewhere); Close waits for none.
+	starting atomic.Int32
+	drained  chan struct{} // capacity 1; see closing
 
 	// active is spec 05's active_tasks: +1 in Spawn, -1 when Run returns.
 	// Spawn's increment happens before the push, so a task that is queued
@@ -358,7 +361,10 @@ func (e *Executor) Close() error {
 		e.wg.Add(1)
 		go func() { defer e.wg.Done(); e.ctxs.close() }()
 		e.mon.quit()
-		e.sleepQ.Close() // its fires, scheduled or running, count in wg
+		e.sleepQ.Close()             // its fires, scheduled or running, count in wg
+		for e.starting.Load() != 0 { // a start that missed stop: let it Add first
+			runtime.Gosched()
+		}
 		e.wg.Wait()
 	})
 	return nil

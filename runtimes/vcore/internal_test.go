@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -128,5 +129,37 @@ func TestSysmonSleepsWhenIdle(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond)
 		}
+	}
+}
+
+// A wake from a goroutine the executor does not count (here a plain
+// goroutine; in a program, the caller of Run or a waker whose task has
+// ended since) that is starting an owner as Close runs: the owner must be
+// started before Close's wait, and be waited for, or never started.
+// testHookStart holds the start between its stop check and its wg.Add
+// while Close runs.
+func TestLateStartAndClose(t *testing.T) {
+	testutil.NoLeak(t)
+	ex, err := New(Workers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused, release := make(chan struct{}), make(chan struct{})
+	testHookStart = func() { close(paused); <-release }
+	defer func() { testHookStart = nil }()
+	go ex.kick(&ex.cores[0]) // the core is Free: the kick claims it and starts an owner
+	<-paused
+	closed := make(chan struct{})
+	go func() { ex.Close(); close(closed) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while an owner start was under way")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return after the start went on")
 	}
 }
