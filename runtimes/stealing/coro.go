@@ -15,9 +15,9 @@ import (
 // waker (Resume), the driver that resumes it, the pool; ownership passes
 // with the hand-off that moves the coroutine (a coroutine switch, the
 // Parker's hand-off word, a ready slot's atomics, the pool's mutex), so
-// the field needs no atomics. It is checked at each hand-off, so a
-// coroutine resumed twice or run while parked panics instead of running
-// twice.
+// the field needs no atomics. Resume checks it (only a parked coroutine
+// may be made ready), so a coroutine woken twice panics instead of
+// running twice.
 type coroState uint8
 
 const (
@@ -70,7 +70,8 @@ const (
 // coro is a loop coroutine: an iter.Pull coroutine that runs the worker
 // loop (runLoop) and the tasks it takes, on its own stack, for whichever
 // driver resumes it. Its fields belong to its current owner (see
-// coroState), except n, which ready reads while a taker may own it.
+// coroState), except the atomic ones that others read while a taker may
+// own it: n and rnext (ready, a popper of a chain) and sp (prefetch).
 // Where coroutines run (goruntime.GOK), its size is a whole number of
 // cache lines (TestCoroLines), so that the allocator's size class keeps
 // each coro on lines of its own: drivers on different Ps write the fields

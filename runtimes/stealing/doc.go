@@ -117,8 +117,8 @@
 //     a driver's hands: a body that blocks where the runtime cannot see (a
 //     Go channel, a mutex) leaves the rest of a chain where other workers,
 //     and the monitor, find it. The coroutine states (coro.go) are checked
-//     at each hand-off: a second Resume panics instead of running the
-//     coroutine twice.
+//     where a wake could repeat: a second Resume panics instead of running
+//     the coroutine twice.
 //   - A coroutine parked long ago is cold: its record, its goroutine's g
 //     (whose status the switch CASes) and the top of its stack are out of
 //     the caches, and a resume meets those misses one after another (with
@@ -178,12 +178,12 @@
 // yield list after their ring, the injector and a look at the other Ps'
 // rings (a worker whose goroutine moved to another P would otherwise take
 // the yielder back while the tasks it waits for sit on the P it left), and
-// on the fairness tick right after the injector. With nothing queued, or off a loop coroutine,
-// Yield is runtime.Gosched; on a loop coroutine whose task has found
-// nothing queued osYieldAfter times in a row, it also gives the thread up
-// to the OS (sched_yield on Linux), so that a poller waiting for a task on
-// another worker does not hold the CPU that the OS may have put that
-// worker's thread on (see Yield).
+// on the fairness tick right after the injector. With nothing queued, or
+// off a loop coroutine, Yield is runtime.Gosched; on a loop coroutine
+// whose task has found nothing queued osYieldAfter times in a row, each
+// further one also gives the thread up to the OS (sched_yield on Linux),
+// so that a poller waiting for a task on another worker does not hold the
+// CPU that the OS may have put that worker's thread on (see Yield).
 //
 // A body that calls runtime.Goexit ends its coroutine; iter.Pull passes the
 // Goexit on to the driver that resumed it, whose deferred handler gives
@@ -210,8 +210,9 @@
 // or starts another worker. A Park from a goroutine that is not a worker just
 // waits. On wake-up the task finishes without a slot, recorded as one unit of
 // debt on a per-P shard; the next worker to end a task (workers are
-// interchangeable) pays it by going to the idle pool (at most target idle
-// workers are kept; more exit), so a mass wake-up touches no shared counter.
+// interchangeable) pays it by going to the idle pool (at most base idle
+// workers are kept, the target without the monitor's extra ones; more
+// exit), so a mass wake-up touches no shared counter.
 //
 // Blocking it cannot see (a Go channel, a mutex, a syscall in a body) is
 // handled by the monitor goroutine (monitor.go): while work is queued it

@@ -47,9 +47,12 @@ type Executor struct {
 type schedState struct {
 	// running counts workers that hold a slot: searching, spinning or
 	// running a task that has not blocked in Park. Incremented by whoever
-	// wakes or starts a worker (on its behalf, before it runs); decremented
-	// by a worker going idle or retiring and by Park on entry. A task back
-	// from Park runs without a slot (see Executor.debt).
+	// wakes or starts a worker (wake, on its behalf, before it runs) and by
+	// a worker that takes a slot back (findWork's last look before it goes
+	// idle, retire's undo); decremented by a worker going idle, retiring or
+	// ending (a driver's exit, also by Goexit), by Park on its blocking
+	// path, and by the undos of wake and startSpinner. A task back from
+	// Park runs without a slot (see Executor.debt).
 	running atomic.Int32
 	_       [60]byte
 	// spinning counts workers that are spinning: looking for work to steal.

@@ -27,9 +27,9 @@ import (
 // process runnable on one CPU while the other CPU idles or runs another
 // process, until the kernel balances them, milliseconds later): the
 // poller then takes the CPU's time slices while the task it waits for
-// waits for the CPU. So from the osYieldAfter-th Yield in a row that
-// found nothing queued in the same task on, Yield also gives the thread
-// up to the OS (goruntime.OSYield), as the Go runtime's spin waits do; a
+// waits for the CPU. So once osYieldAfter Yields in a row of the same
+// task have found nothing queued, each further such Yield also gives the
+// thread up to the OS (goruntime.OSYield), as the Go runtime's spin waits do; a
 // poller that waits for a task already running elsewhere loses nothing by
 // it.
 // The count (coro.idleYields) is reset when the coroutine starts a task,
