@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/internal/sleepq"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -188,14 +189,18 @@ func (e *Executor) Park(p *kc.Parker) {
 	// P's local run queue (SpinLocal), which keeps a ping-pong on one P,
 	// except for a wait on a buffered channel (Batch), whose yield goes
 	// through the global one (SpinBatch, runtime.Gosched; see the package
-	// doc, Blocking).
+	// doc, Blocking). Not on a goroutine locked to its thread: a yield
+	// there hands the thread off, which costs more than the hand-off of
+	// the slot (see kc.Parker.Spin).
 	var woken bool
-	if p.Batch() {
+	switch {
+	case goruntime.LockedOSThread():
+	case p.Batch():
 		if testHookBatchSpin != nil {
 			testHookBatchSpin(p)
 		}
 		woken = p.SpinBatch()
-	} else {
+	default:
 		woken = p.SpinLocal()
 	}
 	if woken || !p.Worker() {
