@@ -293,6 +293,7 @@ func TestCtxPoolTrimmed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !ex.coro {
+		ex.Close()
 		t.Skip("owners are goroutines here: no contexts")
 	}
 	rt := kc.New(ex)
@@ -359,6 +360,7 @@ func runOnContexts(t *testing.T, body kc.Func, opts ...Option) *Executor {
 		t.Fatal(err)
 	}
 	if !ex.coro {
+		ex.Close() // its monitor must not outlive the test
 		t.Skip("owners are goroutines here: no contexts")
 	}
 	rt := kc.New(ex)
