@@ -20,7 +20,9 @@ import (
 //     Close for either) sets wakeCase+i, i being the index of the sudog's
 //     case, *then* moves the value and marks a close, and only then unparks
 //     the waiter: the value is in place before the waiter can run;
-//   - the cancel walk of the waiting job sets wakeCancel.
+//   - the waiting job's cancellation sets wakeCancel: its cancel walk, a
+//     claim that finds the job cancelled (cancelSeen), or the arm of a wait
+//     whose job was cancelled before its hook went on (hookFireNow).
 //
 // Winning the CAS is what commits an operation: a counterpart that loses it
 // skips that sudog (its owner was cancelled, or, in a Select, another case

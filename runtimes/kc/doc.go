@@ -133,10 +133,11 @@
 //
 // # Blocking
 //
-// Every blocking wait (Join, Await, AwaitAll, WaitAll, Sleep, the end of
-// Scope and Run) registers a wait node under the awaited job's lock,
+// Every blocking wait for a job (Join, Await, AwaitAll, WaitAll, the end
+// of Scope and Run) registers a wait node under the awaited job's lock,
 // re-checking the condition there (spec 05: the commit point is the
-// enqueue), then parks through the Executor. The first of the possible
+// enqueue), then parks through the Executor; Sleep registers only the
+// cancel hook on its own job, beside its timer. The first of the possible
 // wakers (the job finishing, the waiter's cancellation, a timer) wins a CAS
 // on the node's Parker and is the only one to unpark it, so every waiter is
 // woken exactly once and no wakeup is lost. Join and Await of an unstarted
@@ -219,14 +220,16 @@
 // 512-byte allocation per four launches; slab.go); Async allocates one
 // Deferred that embeds its job. A blocking wait for a job (Join, Await,
 // AwaitAll, WaitAll) takes its wait node from a per-P cache, to which a
-// wait that its target's end woke gives it back (one that was cancelled or
-// timed out leaves it to the garbage collector: a losing waker may still
-// touch it). Attaching a child is a CAS on the parent's state word, with
+// wait that its target's end woke gives it back, if it had no timer and
+// took its own cancel hook off (one that was cancelled, timed out, had a
+// timer or whose hook a cancel walk took leaves it to the garbage
+// collector: a losing waker may still touch it). Attaching a child is a CAS on the parent's state word, with
 // no lock; ending it, one CAS on its own and an Add on the
 // parent's (or a share of one, batched by a Worker). Await of a finished
 // deferred is one atomic load. Counters are striped by P (the counting
 // goroutine's processor slot), one cache line each, and incremented
 // without atomics by the pinned P. With no Tracer installed, each trace
-// point costs a nil check. A blocked channel operation allocates its wait
-// node (one object); one that does not block allocates nothing.
+// point costs a nil check. A blocked channel operation takes its wait
+// node from the channel's own reused nodes (chan.go), allocating one only
+// when none is free; one that does not block allocates nothing.
 package kc

@@ -170,8 +170,9 @@ const (
 // signal), so the plain stores here race with nothing.
 func (p *Parker) init(worker bool) {
 	if directPark {
-		// Only a reused Parker holds another state; a fresh one is zero,
-		// and the load spares it a locked store.
+		// Every Parker comes here zeroed (fresh, or reset by whichever
+		// cache reuses it: putOp, freeWaiter, putChanWaiter), so the load
+		// spares a locked store; the store is there for one that is not.
 		if p.hand.Load() != handWaiting {
 			p.hand.Store(handWaiting)
 		}
@@ -267,10 +268,13 @@ func (p *Parker) spin(yield func(), n int) bool {
 // a wait (see the stealing backend's Park). Only a Quick wait is a batch one.
 func (p *Parker) Batch() bool { return p.batch }
 
-// Worker reports whether the goroutine that parks is running a task of the
-// executor (a job body, or a body run inline by one) rather than an outside
-// goroutine such as the caller of Runtime.Run or an Await with a nil waiter.
-// A backend with a fixed set of workers compensates only for the former.
+// Worker reports whether the wait is made on behalf of a job (a non-nil
+// waiter), which is how the core tells a task of the executor (a job body,
+// or a body run inline by one) from an outside goroutine such as the
+// caller of Runtime.Run or an Await with a nil waiter. A plain goroutine
+// that a body started and that waits on behalf of its job reports true
+// too. A backend with a fixed set of workers compensates only where it is
+// true (for such a goroutine it then adds a worker it did not need).
 func (p *Parker) Worker() bool { return p.worker }
 
 // wake records reason and signals the waiter if this call is the first wake.
