@@ -66,3 +66,30 @@ func Golden(t testing.TB, path, got string, update bool) {
 		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", filepath.Base(path), got, want)
 	}
 }
+
+// CloseDuringStart checks that a Close waits for a goroutine start that
+// is under way: start runs on a goroutine of its own until it calls the
+// hook (which CloseDuringStart installs with setHook, and removes at the
+// end), which holds it there; then closeFn runs, must not return within
+// 50 ms, and must return within 10 s of the hook's release.
+func CloseDuringStart(t testing.TB, setHook func(func()), start, closeFn func()) {
+	t.Helper()
+	paused, release := make(chan struct{}), make(chan struct{})
+	setHook(func() { close(paused); <-release })
+	defer setHook(nil)
+	go start()
+	<-paused
+	closed := make(chan struct{})
+	go func() { closeFn(); close(closed) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while a start was under way")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return after the start went on")
+	}
+}

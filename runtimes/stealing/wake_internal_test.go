@@ -83,31 +83,16 @@ func TestWakeOvershootRetire(t *testing.T) {
 // ended since) that is starting a worker as Close runs: the worker must
 // be started before Close's wait, and be waited for, or never started.
 // testHookStart holds the start between its closed check and its wg.Add
-// while Close runs.
+// while Close runs (testutil.CloseDuringStart).
 func TestLateStartAndClose(t *testing.T) {
 	testutil.NoLeak(t)
 	e, err := New(Workers(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	paused, release := make(chan struct{}), make(chan struct{})
-	testHookStart = func() { close(paused); <-release }
-	defer func() { testHookStart = nil }()
-	go e.wake() // the slot is free and nobody spins: it starts a worker
-	<-paused
-	closed := make(chan struct{})
-	go func() { e.Close(); close(closed) }()
-	select {
-	case <-closed:
-		t.Fatal("Close returned while a worker start was under way")
-	case <-time.After(50 * time.Millisecond):
-	}
-	close(release)
-	select {
-	case <-closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close did not return after the start went on")
-	}
+	testutil.CloseDuringStart(t, func(f func()) { testHookStart = f },
+		e.wake, // the slot is free and nobody spins: it starts a worker
+		func() { e.Close() })
 	if live, _, pooled := CoroCounts(e); live != 0 {
 		t.Errorf("after Close: %d live loop coroutines (%d pooled); want 0", live, pooled)
 	}

@@ -144,22 +144,7 @@ func TestLateStartAndClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paused, release := make(chan struct{}), make(chan struct{})
-	testHookStart = func() { close(paused); <-release }
-	defer func() { testHookStart = nil }()
-	go ex.kick(&ex.cores[0]) // the core is Free: the kick claims it and starts an owner
-	<-paused
-	closed := make(chan struct{})
-	go func() { ex.Close(); close(closed) }()
-	select {
-	case <-closed:
-		t.Fatal("Close returned while an owner start was under way")
-	case <-time.After(50 * time.Millisecond):
-	}
-	close(release)
-	select {
-	case <-closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close did not return after the start went on")
-	}
+	testutil.CloseDuringStart(t, func(f func()) { testHookStart = f },
+		func() { ex.kick(&ex.cores[0]) }, // the core is Free: the kick claims it and starts an owner
+		func() { ex.Close() })
 }
