@@ -165,7 +165,9 @@ func (e *Executor) wakeSleeper(c *core, w uint64) bool {
 // token). For a task pushed to a busy core, the pusher wakes a sleeping core
 // to steal it unless some owner is spinning; a spinner re-checks the queues
 // before it sleeps, after its nspinning decrement, so it cannot miss a task
-// whose pusher saw nspinning > 0.
+// whose pusher saw nspinning > 0, and the last spinner to stop because it
+// found a task wakes an owner if more work waits (spunToWork), since the
+// pushers of that work may have counted on it too.
 
 // kick makes sure c's task will be found: it wakes c's sleeping owner,
 // starts an owner for a Free core, or, if c's owner is awake but maybe busy

@@ -95,7 +95,7 @@ func (e *Executor) findWork(w *worker, c *core) (*kc.Task, *ctx) {
 		t, r := e.poll(w, c)
 		if r != nil {
 			if spinning {
-				e.nspinning.Add(-1)
+				e.spunToWork()
 			}
 			return nil, r // w's thread may be loosened: switchTo unlocks it either way
 		}
@@ -107,7 +107,7 @@ func (e *Executor) findWork(w *worker, c *core) (*kc.Task, *ctx) {
 				continue
 			}
 			if spinning {
-				e.nspinning.Add(-1)
+				e.spunToWork()
 			}
 			e.tighten(w)
 			return t, nil
@@ -207,5 +207,15 @@ func (e *Executor) yield(w *worker) {
 func (e *Executor) yieldSpin(w *worker) {
 	if !w.locked {
 		runtime.Gosched()
+	}
+}
+
+// spunToWork ends the caller's spin because it found work. If it was the
+// last spinner and more work waits, it wakes an owner to look (Go's
+// resetspinning): a pusher that saw it spinning woke nobody, counting on
+// it, and it takes only one task.
+func (e *Executor) spunToWork() {
+	if e.nspinning.Add(-1) == 0 && !e.inboxesEmpty() {
+		e.wakeOne()
 	}
 }

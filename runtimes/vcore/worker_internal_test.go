@@ -190,3 +190,49 @@ func TestIdleHandoff(t *testing.T) {
 		t.Fatal("close never ended the waiting goroutine")
 	}
 }
+
+// The last spinner that stops because it found a task wakes an owner if
+// more work waits: two tasks pushed to a busy core while one owner spun
+// woke nobody (their pushers counted on the spinner), and the spinner
+// takes one. Without the wake the other waits for the busy body or for
+// sysmon's retake. The owners are records driven by hand: a spins on
+// core a, b runs a long body on core b, c sleeps on core c.
+func TestSpinnerTakingWorkWakesAnother(t *testing.T) {
+	ex, err := New(Workers(3), Spin(MaxSpin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	a, b, c := &ex.cores[0], &ex.cores[1], &ex.cores[2]
+	wa, wb, wc := testWorker(ex.newID()), testWorker(ex.newID()), testWorker(ex.newID()).withWake()
+	a.word.Store(mkword(wa.id.Load(), coreRunning))
+	ex.nspinning.Store(1)
+	b.word.Store(mkword(wb.id.Load(), coreRunning))
+	c.word.Store(mkword(wc.id.Load(), coreSleeping))
+	c.sleeper.Store(wc) // published, as sleep does
+	defer func() {
+		for _, x := range []*core{a, b, c} {
+			x.word.Store(mkword(0, coreFree))
+		}
+		for b.inbox.pop() != nil {
+		}
+	}()
+	for _, x := range tasks(2) { // Spawn's path to a busy core: push, then kick
+		b.inbox.push(x)
+		ex.kick(b)
+	}
+	if len(wc.wake) != 0 {
+		t.Fatal("a pusher woke c although a spinner was counted")
+	}
+	if x, _ := ex.poll(wa, a); x == nil {
+		t.Fatal("the spinner found nothing")
+	}
+	ex.spunToWork() // findWork's way out of the spin with the task
+	if b.inbox.empty() {
+		t.Fatal("the spinner took both tasks")
+	}
+	if len(wc.wake) == 0 || stateOf(c.word.Load()) != coreRunning {
+		t.Errorf("a task waits in busy core b's inbox and core c is %v with %d wake tokens; want c woken",
+			stateOf(c.word.Load()), len(wc.wake))
+	}
+}
