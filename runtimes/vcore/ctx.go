@@ -127,13 +127,24 @@ type ctx struct {
 	// cores write, until it stops running tasks (its owner stint ends, it
 	// runs out of work, it exits). The tasks still count as active
 	// meanwhile, which only delays Close's drain and sysmon's rest until
-	// then. Only the context touches it.
+	// then; a context that never runs out of work flushes every
+	// maxEnded tasks, so the count cannot wrap. Only the context touches
+	// it.
 	ended int32
 	_     [ctxPad]byte
 }
 
 // endOne counts the end of a task t ran (runTask).
-func (t *ctx) endOne() { t.ended++ }
+func (t *ctx) endOne() {
+	if t.ended++; t.ended >= maxEnded {
+		t.e.flushEnded(t)
+	}
+}
+
+// maxEnded bounds ctx.ended, far below where an int32 wraps (a wrapped
+// count would add 2^31 tasks to active_tasks, and Close would wait for
+// ever).
+const maxEnded = 1 << 20
 
 // flushEnded takes the tasks t ran to their end off active_tasks (see
 // ctx.ended), as taskDone does for one.
@@ -387,7 +398,9 @@ func (e *Executor) runElsewhere(s ownerStart) {
 	e.starting.Add(1)
 	if e.stop.Load() {
 		e.starting.Add(-1)
-		s.c.word.CompareAndSwap(mkword(s.id, coreRunning), mkword(0, coreClosed))
+		if s.t == nil { // a ready context is an active task, so stop is not set yet
+			s.c.word.CompareAndSwap(mkword(s.id, coreRunning), mkword(0, coreClosed))
+		}
 		return
 	}
 	if testHookStart != nil {

@@ -422,3 +422,23 @@ func TestCtxGoexitLocked(t *testing.T) {
 		})
 	}, Workers(1))
 }
+
+// A context that never runs out of work flushes its count of ended tasks
+// every maxEnded tasks, so the count cannot wrap.
+func TestCtxEndedBounded(t *testing.T) {
+	ex, err := New(Workers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	const extra = 5
+	ex.active.Add(maxEnded + extra)
+	defer ex.active.Add(-extra)
+	x := &ctx{e: ex}
+	for range maxEnded {
+		x.endOne()
+	}
+	if got := ex.active.Load(); x.ended != 0 || got != extra {
+		t.Errorf("after %d ends: ended %d, active %d; want 0 and %d", maxEnded, x.ended, got, extra)
+	}
+}
