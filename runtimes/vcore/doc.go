@@ -98,8 +98,8 @@
 // move the task to the back of a queue: it lets other goroutines have the
 // P (runtime.Gosched), an owner with its thread unlocked, keeping its
 // core. A body that polls with Yield waits for a task running elsewhere;
-// from its osYieldAfter-th Yield in a row on, Yield also gives the thread
-// up to the OS (sched_yield on Linux), lest the poller hold the CPU the OS
+// after osYieldAfter Yields in a row, each further one also gives the
+// thread up to the OS (sched_yield on Linux), lest the poller hold the CPU the OS
 // has put the awaited owner's thread on.
 //
 // Sysmon (sysmon.go). A monitor goroutine watches each core's heartbeat (a

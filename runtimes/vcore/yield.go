@@ -14,8 +14,9 @@ import (
 // (goruntime.OSYield).
 const osYieldAfter = 16
 
-// pollGap bounds the time from one Yield's start to the next one's for the
-// two to count as in a row: a body that polls with Yield does almost
+// pollGap bounds the time from the end of one Yield's Gosched to the end
+// of the next one's (where each Yield looks at its row) for the two to
+// count as in a row: a body that polls with Yield does almost
 // nothing in between, and one that waits in between (parks, runs an op of
 // its own) starts a new row.
 const pollGap = 5 * time.Microsecond
@@ -38,9 +39,9 @@ var epoch = time.Now()
 // owner thread on the same CPU (two threads of the process runnable on one
 // CPU while the other CPU runs something else, until the kernel balances
 // them, milliseconds later): the poller then takes the CPU's time slices
-// while the task it waits for waits for the CPU. So from the
-// osYieldAfter-th Yield in a row on, Yield also gives the thread up to the
-// OS (goruntime.OSYield), as the Go runtime's own spin waits do; a poller
+// while the task it waits for waits for the CPU. So after osYieldAfter
+// Yields in a row, each further one also gives the thread up to the OS
+// (goruntime.OSYield), as the Go runtime's own spin waits do; a poller
 // that waits for a task running elsewhere loses nothing by it.
 func (e *Executor) Yield() {
 	if w := e.lockedOwner(); w != nil {
@@ -70,8 +71,8 @@ func (e *Executor) lockedOwner() *worker {
 }
 
 // yieldRows counts Yields in a row, per P: a row is a run of Yields by one
-// goroutine on one P, each starting less than pollGap after the one
-// before. A poller moved to another P starts a new row there, which only
+// goroutine on one P, each looking at the row (after its Gosched) less
+// than pollGap after the one before. A poller moved to another P starts a new row there, which only
 // delays its OSYield. Where goroutines have no identity (goruntime.GOK
 // false) the goroutines of a P share its rows. The zero yieldRows counts
 // nothing (inRow reports 1); init sizes it.
@@ -90,7 +91,7 @@ type yieldRows struct {
 type yieldSlot struct {
 	_  cpu.CacheLinePad
 	g  atomic.Uintptr // the goroutine of the row (goruntime.G; 0 where !GOK)
-	at atomic.Int64   // its last Yield's start, ns since epoch
+	at atomic.Int64   // when its last Yield looked at the row (after its Gosched), ns since epoch
 	n  atomic.Uint32  // Yields in the row so far
 }
 
