@@ -5,6 +5,7 @@
 package sleepq
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -115,13 +116,15 @@ func (q *Queue) Init(n int, wg *sync.WaitGroup, owner string) {
 }
 
 // AfterFunc arms a timer that calls f after d (at once if d <= 0) on the
-// shard of the caller's P. It panics on a Queue that Init did not set up
+// shard of the caller's P. A d too long for the clock (a "forever" wait,
+// such as math.MaxInt64) saturates at the clock's end: the timer never
+// fires, and the shard's other timers are not held up by it. It panics on a Queue that Init did not set up
 // or that Close closed (the executor's AfterFunc after its Close).
 func (q *Queue) AfterFunc(d time.Duration, f func()) *Timer {
 	if q.shards == nil {
 		panic(q.owner + ": AfterFunc on a zero Executor")
 	}
-	s := &Timer{when: Now() + int64(max(d, 0)), f: f}
+	s := &Timer{when: deadline(Now(), d), f: f}
 	pid := goruntime.ProcPin()
 	goruntime.ProcUnpin()
 	sh := &q.shards[pid%len(q.shards)]
@@ -139,6 +142,20 @@ func (q *Queue) AfterFunc(d time.Duration, f func()) *Timer {
 	}
 	sh.mu.Unlock()
 	return s
+}
+
+// deadline is now+d on the queue's clock, d <= 0 counting as 0, saturated
+// at math.MaxInt64 rather than wrapping (a wrapped, negative deadline would
+// be due at once, and, as the shard's earliest, keep every later timer
+// from being armed).
+func deadline(now int64, d time.Duration) int64 {
+	if d <= 0 {
+		return now
+	}
+	if int64(d) > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + int64(d)
 }
 
 // arm sets the runtime timer for when. Each fire that this schedules, and

@@ -1,6 +1,7 @@
 package sleepq
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -190,4 +191,33 @@ func TestSleepQueueBlockedFuncDelaysNone(t *testing.T) {
 	})
 	close(release)
 	q.close()
+}
+
+// A timer whose d is too long for the clock (a "forever" wait) never
+// fires and does not hold up the other timers of its shard: its deadline
+// saturates instead of wrapping to a negative one, which was the shard's
+// earliest for good and kept every later timer from being armed.
+func TestForeverTimerLeavesShardWorking(t *testing.T) {
+	q := new(testQueue)
+	q.Init(1, &q.wg, "sleepq test") // one shard: every P shares it
+	defer q.close()
+	time.Sleep(time.Millisecond) // Now() > 0
+	var forever atomic.Bool
+	fired := make(chan struct{})
+	q.AfterFunc(time.Duration(math.MaxInt64), func() { forever.Store(true) })
+	q.AfterFunc(time.Millisecond, func() { close(fired) })
+	select {
+	case <-fired:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a 1 ms timer armed after a forever one has not fired after 5 s")
+	}
+	if forever.Load() {
+		t.Error("a forever timer fired")
+	}
+	if got := deadline(1, time.Duration(math.MaxInt64)); got != math.MaxInt64 {
+		t.Errorf("deadline(1, MaxInt64) = %d; want MaxInt64", got)
+	}
+	if got := deadline(5, -3); got != 5 {
+		t.Errorf("deadline(5, -3) = %d; want 5", got)
+	}
 }
