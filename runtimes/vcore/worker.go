@@ -296,9 +296,10 @@ func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
 // on yet (drive's handOn), and compares that core's word with r's old id
 // when it does, so the word must not come to say that id again. If sysmon
 // took c from w meanwhile, r goes on without a core (Park's reacquire,
-// under a fresh id too) and w leaves the retake bound, as in lost. w's registry slot goes to r
-// (registry.hand: r's goroutine, the key, exists, and r holds no slot since
-// its park) rather than being freed here and claimed again by r's lock.
+// under a fresh id too) and w leaves the retake bound, as in lost. w's
+// registry slot goes to r (registry.hand: r's goroutine, the key, exists,
+// and r holds no slot since its park) rather than being freed here and
+// claimed again by r's lock.
 // w's batch of releases goes on with r, or is dropped (kc.Worker.Pass).
 func (e *Executor) switchTo(w *worker, c *core, r *ctx) {
 	id := e.newID()
