@@ -98,6 +98,8 @@ type Timer struct {
 // Stop prevents the call if it has not started, and reports whether it
 // did: true only for the call whose CAS took the entry from
 // sleeperPending, so a Stop racing with the fire gets an exact answer.
+// After the queue's Close, which drops pending timers without calling
+// them, Stop of one of those still reports true.
 func (s *Timer) Stop() bool {
 	return s.state.CompareAndSwap(sleeperPending, sleeperStopped)
 }
