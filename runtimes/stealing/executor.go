@@ -8,6 +8,7 @@ import (
 
 	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/internal/sleepq"
+	"github.com/kcbench/kcbench/internal/startgate"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -30,11 +31,9 @@ type Executor struct {
 	idle    chan struct{} // unbuffered: a send succeeds only if an idle worker takes it
 	mon     monitorState
 	wg      sync.WaitGroup // every goroutine started: workers and the monitor
-	// starting counts startSpinner calls between their closed check and
-	// their wg.Add (see startSpinner); Close waits for none.
-	starting atomic.Int32
-	once     sync.Once    // closes quit
-	sleepQ   sleepq.Queue // the timers of AfterFunc (internal/sleepq)
+	starts  startgate.Gate // orders startSpinner's wg.Add before Close's wg.Wait
+	once    sync.Once      // closes quit
+	sleepQ  sleepq.Queue   // the timers of AfterFunc (internal/sleepq)
 	// timerSpin is the spin budget of short timers (timerwait.go):
 	// timerSpin, or what an internal test set before any task ran.
 	timerSpin time.Duration
@@ -249,9 +248,7 @@ func (e *Executor) Close() error {
 		e.sched.closed.Store(true)
 		close(e.quit)
 	})
-	for e.starting.Load() != 0 { // a start that missed closed: let it Add first
-		runtime.Gosched()
-	}
+	e.starts.Drain() // a start that missed closed: let it Add first
 	e.sleepQ.Close() // its fires, scheduled or running, count in wg
 	e.wg.Wait()
 	// No driver is left to take an idle coroutine, and none is parked

@@ -102,22 +102,15 @@ const (
 
 // startSpinner hands a running, spinning slot (already counted by the
 // caller) to an idle worker, or to a new goroutine if none is idle.
-//
-// The caller need not be counted in wg (the caller of Run, a goroutine a
-// body started, a waker whose task has ended since), so Close may be
-// under way: starting brackets the closed check and the wg.Add, and Close
-// waits for it to drop to zero after it sets closed and before it waits
-// on wg (a Dekker pair: a start that loaded closed false is seen by
-// Close, or it sees closed true and starts nothing).
+// The caller need not be counted in wg, so Close may be under way: the
+// start goes through e.starts (see package startgate).
 func (e *Executor) startSpinner() {
 	select {
 	case e.idle <- struct{}{}:
 		return
 	default:
 	}
-	e.starting.Add(1)
-	if e.sched.closed.Load() {
-		e.starting.Add(-1)
+	if !e.starts.Begin(&e.sched.closed) {
 		e.sched.running.Add(-1)
 		e.sched.spinning.Add(-1)
 		return
@@ -126,12 +119,12 @@ func (e *Executor) startSpinner() {
 		testHookStart()
 	}
 	e.wg.Add(1)
-	e.starting.Add(-1)
+	e.starts.End()
 	go e.work()
 }
 
-// testHookStart, if not nil, is called by startSpinner between its closed
-// check and its wg.Add, so that a test can run Close in that window. Set
+// testHookStart, if not nil, is called by startSpinner between its
+// e.starts.Begin and its wg.Add, so that a test can run Close in that window. Set
 // only by tests, while no executor runs.
 var testHookStart func()
 

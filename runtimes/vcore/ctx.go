@@ -382,22 +382,17 @@ func (e *Executor) driver(s ownerStart) {
 // on a new one: a driver (coroutine mode) or an owner goroutine.
 //
 // Its caller need not be counted in wg (a Spawn or a wake from the caller
-// of Run, or from a goroutine a body started, whose task may have ended
-// since), so Close may be under way: starting brackets the stop check and
-// the wg.Add, and Close waits for it to drop to zero after it sets stop
-// and before it waits on wg (a Dekker pair: a start that loaded stop
-// false is seen by Close, or it sees stop true, closes s's core and
-// starts nothing; once stop is set nothing is queued, so no owner is
-// needed).
+// of Run, or from a goroutine a body started), so Close may be under way:
+// the start goes through e.starts (see package startgate). One that finds
+// stop set closes s's core and starts nothing: nothing is queued once
+// stop is set, so no owner is needed.
 func (e *Executor) runElsewhere(s ownerStart) {
 	if x := e.pool.get(); x != nil {
 		e.stats.reused.Add(1)
 		x.hand(s) // never blocks
 		return
 	}
-	e.starting.Add(1)
-	if e.stop.Load() {
-		e.starting.Add(-1)
+	if !e.starts.Begin(&e.stop) {
 		if s.t == nil { // a ready context is an active task, so stop is not set yet
 			s.c.word.CompareAndSwap(mkword(s.id, coreRunning), mkword(0, coreClosed))
 		}
@@ -407,7 +402,7 @@ func (e *Executor) runElsewhere(s ownerStart) {
 		testHookStart()
 	}
 	e.wg.Add(1)
-	e.starting.Add(-1)
+	e.starts.End()
 	if e.coro {
 		go e.driver(s)
 	} else {
@@ -510,7 +505,7 @@ func (p *ctxPool) close() {
 	}
 }
 
-// testHookStart, if not nil, is called by runElsewhere between its stop
-// check and its wg.Add, so that a test can run Close in that window. Set
+// testHookStart, if not nil, is called by runElsewhere between its
+// e.starts.Begin and its wg.Add, so that a test can run Close in that window. Set
 // only by tests, while no executor runs.
 var testHookStart func()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/internal/sleepq"
+	"github.com/kcbench/kcbench/internal/startgate"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
@@ -27,12 +28,10 @@ type Executor struct {
 	reg   registry
 	coro  bool // owners are contexts (ctx.go): goroutine identities work and nothing is pinned; immutable
 
-	closing atomic.Bool // Close has started: the last task to finish signals drained
-	stop    atomic.Bool // active reached 0 after closing: owners exit
-	// starting counts runElsewhere calls between their stop check and
-	// their wg.Add (see runElsewhere); Close waits for none.
-	starting atomic.Int32
-	drained  chan struct{} // capacity 1; see closing
+	closing atomic.Bool    // Close has started: the last task to finish signals drained
+	stop    atomic.Bool    // active reached 0 after closing: owners exit
+	starts  startgate.Gate // orders runElsewhere's wg.Add before Close's wg.Wait
+	drained chan struct{}  // capacity 1; see closing
 
 	// active is spec 05's active_tasks: +1 in Spawn, -1 when Run returns.
 	// Spawn's increment happens before the push, so a task that is queued
@@ -361,10 +360,8 @@ func (e *Executor) Close() error {
 		e.wg.Add(1)
 		go func() { defer e.wg.Done(); e.ctxs.close() }()
 		e.mon.quit()
-		e.sleepQ.Close()             // its fires, scheduled or running, count in wg
-		for e.starting.Load() != 0 { // a start that missed stop: let it Add first
-			runtime.Gosched()
-		}
+		e.sleepQ.Close() // its fires, scheduled or running, count in wg
+		e.starts.Drain() // a start that missed stop: let it Add first
 		e.wg.Wait()
 	})
 	return nil
