@@ -152,8 +152,9 @@ func (c *Chan[T]) dequeueLocked(s *sudog[T]) error {
 // chosen at random. The wait is cancellable through j (nil from a plain
 // goroutine): if j is cancelled first, Select returns -1 and j's
 // cancellation error and no case is performed. With no case on a non-nil
-// channel, Select waits for j's cancellation; with a nil j too it returns
-// -1 and ErrWouldBlock rather than block forever. A case value given
+// channel, Select waits for j's cancellation; where nothing can end that
+// wait (j is nil, or j is terminal and was not cancelled) it returns -1
+// and ErrWouldBlock rather than block forever. A case value given
 // twice is refused: Select returns -1 and an error matching
 // ErrRepeatedCase, performs nothing and leaves nothing queued (distinct
 // cases on one channel are fine).
@@ -231,7 +232,7 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 			}
 		}
 	}
-	if !block || j == nil && len(locks) == 0 {
+	if !block || len(locks) == 0 && (j == nil || j.terminal()) { // a terminal j is never cancelled: cancelSeen said so above
 		unlockAll(locks)
 		return -1, ErrWouldBlock
 	}

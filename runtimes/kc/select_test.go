@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
@@ -88,6 +89,48 @@ func TestSelectChoosesAmongReady(t *testing.T) {
 		// fewer than 500 has a probability far below 1e-9.
 		if k < rounds/cases/2 {
 			t.Errorf("case %d chosen %d times in %d Selects over %d ready cases; want about %d", i, k, rounds, cases, rounds/cases)
+		}
+	}
+}
+
+// TestSelectNoCaseTerminalJob: a Select with no case on a non-nil channel
+// by a job that is already terminal and was not cancelled can never end
+// (nothing will cancel that job), so it returns -1 and ErrWouldBlock
+// instead of blocking for ever; by a terminal cancelled job it returns the
+// cancellation.
+func TestSelectNoCaseTerminalJob(t *testing.T) {
+	rt := kc.New(goroutine.New())
+	defer rt.Close()
+	var done, cancelled *kc.Job
+	if err := rt.Run(context.Background(), func(j *kc.Job) error {
+		done, _ = j.Launch(func(*kc.Job) error { return nil })
+		cancelled, _ = j.Launch(func(c *kc.Job) error { c.Cancel(nil); return c.Check() })
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var nilChan *kc.Chan[int]
+	var v int
+	for _, tc := range []struct {
+		name string
+		job  *kc.Job
+		want error
+	}{
+		{"completed", done, kc.ErrWouldBlock},
+		{"cancelled", cancelled, kc.ErrCancelled},
+	} {
+		res := make(chan error, 1)
+		go func() {
+			_, err := kc.Select(tc.job, nilChan.RecvCase(&v))
+			res <- err
+		}()
+		select {
+		case err := <-res:
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%s: Select with no usable case: got %v; want %v", tc.name, err, tc.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: Select with no usable case by a terminal job still blocked after 5s", tc.name)
 		}
 	}
 }

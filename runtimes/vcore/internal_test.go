@@ -148,3 +148,27 @@ func TestLateStartAndClose(t *testing.T) {
 		func() { ex.kick(&ex.cores[0]) }, // the core is Free: the kick claims it and starts an owner
 		func() { ex.Close() })
 }
+
+// A task that went to the global queue's overflow list is popped within a
+// bounded number of pops even while every pop is followed by a push that
+// would keep the ring from emptying.
+func TestGlobalOverflowNotOvertaken(t *testing.T) {
+	var g globalQueue
+	g.init(2)
+	ts := tasks(3)
+	for _, x := range ts {
+		g.push(x) // the third goes to the overflow list
+	}
+	more := tasks(8)
+	for i, x := range more {
+		got := g.pop()
+		if got == ts[2] {
+			return
+		}
+		if got == nil {
+			t.Fatalf("pop %d: got nil with tasks queued", i)
+		}
+		g.push(x)
+	}
+	t.Fatalf("the overflow task was not popped in %d pops while pushes continued", len(more))
+}

@@ -112,7 +112,10 @@ func (r *ring) empty() bool { return r.head.Load() >= r.tail.Load() }
 // globalQueue is spec 05's global run queue: a ring for the common case and
 // a mutex-protected overflow list for bursts the ring cannot hold, so push
 // never blocks and never fails. The zero value is not usable; call init.
-// Order is FIFO within each tier, not across them.
+// While the overflow list holds tasks, push appends there even if the ring
+// has room, and pop empties the ring before the list: so the queue is FIFO
+// (up to pushes racing with the list's last pop), and a task on the list
+// cannot be overtaken for ever by pushes that keep the ring from emptying.
 type globalQueue struct {
 	ring ring
 	n    atomic.Int64 // len(over)-head, changed under mu; read without it as a hint
@@ -123,9 +126,12 @@ type globalQueue struct {
 
 func (q *globalQueue) init(n int) { q.ring.init(n) }
 
-// push appends t. It takes the mutex only when the ring is full.
+// push appends t. It takes the mutex only when the ring is full or the
+// overflow list holds tasks (n is a hint read without the mutex: a push
+// that misses the list's first task goes to the ring, ahead of it, which
+// only reorders tasks pushed at the same moment).
 func (q *globalQueue) push(t *kc.Task) {
-	if q.ring.push(t) {
+	if q.n.Load() == 0 && q.ring.push(t) {
 		return
 	}
 	q.mu.Lock()
