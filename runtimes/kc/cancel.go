@@ -30,7 +30,7 @@ const (
 type cancelKind uint8
 
 const (
-	byPropagation cancelKind = iota // a parent's walk, a failure, a body returning a cancellation error
+	byPropagation cancelKind = iota // a parent's walk, a lazily seen parent cancellation, a failure, a body returning a cancellation error
 	byCancel                        // Job.Cancel, Runtime.Close, the Run context
 	byTimeout                       // the job's own WithTimeout timer
 )
@@ -181,8 +181,11 @@ func (j *Job) cancelLeafLocked(cause error, how cancelKind, unlist uint64) bool 
 // it closes Done, cancels every listed child (the others see j.down) and
 // fires every hook. It runs at most once per job, without j.mu held while
 // children and callbacks run; a hold on j keeps it from becoming terminal
-// while callbacks run. A job that is already finishing gets no walk: its
-// finisher closes Done and drops the hooks.
+// while callbacks run. A job that is finishing but not yet terminal is
+// walked too (its finisher waits for j.mu, which we hold): the request
+// that calls the walk was recorded on a job that had not ended, so its
+// callbacks run, and the walk's hold makes the finisher leave the finish
+// to the walk's release (finishLocked).
 func (j *Job) cancelWalk() {
 	j.mu.Lock()
 	j.cancelWalkLocked()
@@ -203,7 +206,7 @@ func (j *Job) cancelWalkLocked() {
 		ended = bitBodyDone | bitClosed
 	}
 	for {
-		if s&bitWalked != 0 || stateOf(s).Terminal() || finishing(s) {
+		if s&bitWalked != 0 || stateOf(s).Terminal() {
 			j.mu.Unlock()
 			return
 		}
@@ -471,12 +474,23 @@ func (j *Job) cancelErr() error {
 // are not interrupted, and a cancel that arrives records its cause but defers
 // the walk of j's children and hooks to the exit of the outermost Shield.
 // If j is already cancelled, Shield returns the cancellation error without
-// running body. Shields nest. Only j's own body may call Shield.
+// running body. Shields nest. Only j's own body may call Shield. A nil
+// body is refused with ErrNilBody.
 func (j *Job) Shield(body func() error) error {
-	if j.IsCancelled() {
+	if body == nil {
+		return ErrNilBody
+	}
+	if j.IsCancelled() { // records a parent's cancellation that reached j lazily
 		return j.cancelErr()
 	}
 	j.mu.Lock()
+	// Look again under j.mu, where bitCancel and bitShield change: a
+	// Cancel since IsCancelled has run its walk (or a leaf's), and a
+	// shield raised now would let children attach that no walk reaches.
+	if s := j.state.Load(); s&(bitCancel|bitShield) == bitCancel {
+		j.mu.Unlock()
+		return j.cancelErr()
+	}
 	j.extra().shield++
 	j.state.Or(bitShield)
 	j.mu.Unlock()

@@ -63,6 +63,14 @@ func (j *Job) attach(c *Job, body bodyRunner, flags jobFlags) error {
 		j.list() // a job with children must be reachable by its parent's walk
 		s = j.state.Load()
 	}
+	if s&bitCancel == 0 && j.parentDown() && !rt.faults.has(faultLazyCancelIgnored) {
+		// Listed (maybe by another goroutine, whose list has not yet
+		// cancelled j after finding the parent's walk begun: list cancels
+		// after unlocking the parent), or never to be reached by that walk:
+		// the parent's Cancel may have returned, so refuse as it would.
+		j.takeParentCancel()
+		s = j.state.Load()
+	}
 	var open uint64
 	if flags&flagOpen != 0 {
 		open = bitHasOpen

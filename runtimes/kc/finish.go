@@ -34,7 +34,7 @@ func (j *Job) release(n uint64, w *Worker) {
 // one CAS publishes Completed; otherwise finishLocked does the work.
 func (j *Job) finish(w *Worker) {
 	rt := j.rt
-	if j.parentDown() && j.state.Load()&bitCancel == 0 {
+	if s := j.state.Load(); s&(bitCancel|bitListed) == 0 && j.parentDown() {
 		j.takeParentCancel() // j (unlisted, held by a lease) missed the parent's walk
 	}
 	if rt.tracer == nil && !rt.faults.on() {
@@ -56,7 +56,14 @@ func (j *Job) finish(w *Worker) {
 func (j *Job) finishLocked(w *Worker) {
 	rt := j.rt
 	s := j.state.Load()
-	if stateOf(s).Terminal() { // only with faultNoWaitChildren
+	if stateOf(s).Terminal() { // a walk's release finished j first (below), or faultNoWaitChildren
+		j.mu.Unlock()
+		return
+	}
+	if holds(s) != 0 {
+		// A cancel walk took j.mu before us, after the read-modify-write
+		// that made j finishing, and holds j while its callbacks run
+		// (cancelWalkLocked): its release, the last, finishes j.
 		j.mu.Unlock()
 		return
 	}
