@@ -8,7 +8,7 @@
 #   1  a regression, a missed spec target (JobCreate <= 450ns, AwaitCached
 #      <= 150ns), or a benchmark that fails
 #   2  bad input: a base ref that names no commit or cannot build the
-#      driver, too few pairs
+#      driver, too few pairs (a regression found wins: exit 1)
 #
 # Environment:
 #   KCBENCH_BASE        the git ref to compare with. Default: on a GitHub

@@ -60,7 +60,9 @@ on every backend that is not a reference (a peer-* or the floor).
 Exit status: 0 when every row passes; 1 on a regression or a missed
 target; 2 on bad input: unreadable or empty files, a malformed flag, no
 benchmark in common, fewer than 6 samples on a side of a judged row,
-a -base ref that names no commit or whose code cannot build the driver.`,
+a -base ref that names no commit or whose code cannot build the driver.
+A regression or a missed target wins over rows that could not be
+judged: the gate then exits 1, and names those rows too.`,
 		run: runGate,
 	})
 }
@@ -150,13 +152,17 @@ type gateReport interface {
 }
 
 // writeGate writes rep to stdout and returns its exit status as an
-// error: bad input (2) for rows that could not be judged, failure (1)
-// for failing rows, nil when every row passes.
+// error: failure (1) for failing rows (a regression or a missed target,
+// even when other rows could not be judged: what was found is reported),
+// else bad input (2) for rows that could not be judged, nil when every
+// row passes.
 func writeGate(stdout io.Writer, rep gateReport) error {
 	if err := rep.WriteText(stdout); err != nil {
 		return err
 	}
 	switch err := rep.Err(); {
+	case errors.Is(err, gate.ErrFailed):
+		return failure(err)
 	case errors.Is(err, gate.ErrTooFewSamples):
 		return badInput(err)
 	case err != nil:

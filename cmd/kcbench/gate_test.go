@@ -111,3 +111,24 @@ func TestGateTooFewNamesRow(t *testing.T) {
 		t.Fatalf("err = %v (exit %d), want exit 2 naming the row", err, exitCode(err))
 	}
 }
+
+// A regression found wins over a row that could not be judged: the gate
+// exits 1 and its message names both.
+func TestGateRegressionWinsOverUndecided(t *testing.T) {
+	dir := t.TempDir()
+	few := strings.Repeat("BenchmarkFanOut/backend=vcore/n=10-2 1 5000 ns/op\n", 3)
+	base := benchFile(t, dir, "base.txt", 1, 10, good, strings.Repeat("BenchmarkFanOut/backend=vcore/n=10-2 1 5000 ns/op\n", 10))
+	cur := benchFile(t, dir, "cur.txt", 3, 10, with(good, "FanOut/backend=stealing/n=10", 6000), few)
+	out, _, code, msg := runErr("gate", "-baseline", base, cur)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s\n%s", code, msg, out)
+	}
+	for _, s := range []string{"gate failed: 1 row(s): FanOut/backend=stealing/n=10-2 sec/op", "too few samples", "FanOut/backend=vcore/n=10-2 sec/op"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("error %q lacks %q", msg, s)
+		}
+	}
+	if !strings.Contains(out, "FAIL FanOut/backend=vcore/n=10-2 sec/op: too-few-samples") {
+		t.Errorf("the undecided row is not in the report:\n%s", out)
+	}
+}

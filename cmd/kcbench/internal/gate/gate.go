@@ -119,35 +119,46 @@ type Report struct {
 	OnlyBaseline, OnlyCurrent []string
 }
 
-// Err summarizes the report: nil when every row passes, an error
-// wrapping ErrTooFewSamples naming the rows that could not be judged,
-// else an error wrapping ErrFailed naming the failing rows.
+// Err summarizes the report: nil when every row passes; else an error
+// wrapping ErrFailed naming the failing rows (a regression or a missed
+// target) when there are any, and wrapping ErrTooFewSamples naming the
+// rows that could not be judged when there are any. A run with both
+// wraps both: a regression found is a decision, whatever else could not
+// be decided, so callers test ErrFailed first.
 func (rep *Report) Err() error {
 	need := fmt.Sprintf("need >= %d per side", rep.Options.MinSamples)
 	return summarize(rep.Rows, need, func(r *Row) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts })
 }
 
-// summarize is the shared part of the reports' Err: the rows that could
-// not be judged first (ErrTooFewSamples, with need saying what they
-// lack), then the failing rows (ErrFailed).
+// summarize is the shared part of the reports' Err: the failing rows
+// (ErrFailed) and the rows that could not be judged (ErrTooFewSamples,
+// with need saying what they lack), the first before the second when a
+// run has both.
 func summarize[R any](rows []R, need string, id func(R) (string, []Verdict)) error {
 	var few, failing []string
 	for _, r := range rows {
 		name, vs := id(r)
-		switch {
-		case slices.Contains(vs, TooFewSamples):
+		if slices.Contains(vs, TooFewSamples) {
 			few = append(few, name)
-		case slices.ContainsFunc(vs, Verdict.Failing):
+		}
+		if slices.ContainsFunc(vs, func(v Verdict) bool { return v.Failing() && v != TooFewSamples }) {
 			failing = append(failing, name)
 		}
 	}
-	if len(few) > 0 {
-		return fmt.Errorf("%w (%s): %s", ErrTooFewSamples, need, strings.Join(few, ", "))
-	}
+	var errs []error
 	if len(failing) > 0 {
-		return fmt.Errorf("%w: %d row(s): %s", ErrFailed, len(failing), strings.Join(failing, ", "))
+		errs = append(errs, fmt.Errorf("%w: %d row(s): %s", ErrFailed, len(failing), strings.Join(failing, ", ")))
 	}
-	return nil
+	if len(few) > 0 {
+		errs = append(errs, fmt.Errorf("%w (%s): %s", ErrTooFewSamples, need, strings.Join(few, ", ")))
+	}
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return fmt.Errorf("%w; and %w", errs[0], errs[1])
 }
 
 // Judge compares cur against base. It fails with ErrNoCommon when the
