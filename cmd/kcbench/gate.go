@@ -46,7 +46,13 @@ file, unpaired; it is only valid when both files come from the same
 quiet machine, and its mde column says what it could detect.
 
 Both modes print one row per benchmark and unit with its verdict: ok, improved,
-regressed, too-few-samples or target-missed.
+regressed, too-few-samples, blind or target-missed. A row is blind when its
+samples cannot reach Holm's first-step level alpha/m (m: the rows judged,
+less those equal on both sides) even if they all point one way: with -base,
+n pairs reach at best p = 2/2^n, so n must be at least 1+log2(m/alpha) (10
+pairs for 20 rows, 14 for 280); with -baseline, 6 runs a side reach 0.0022,
+enough for 23 rows. The gate cannot see a blind row regress, so it does not
+pass it: it exits 2 and says what -count would decide.
 
 With -baseline, a benchmark regresses when its median got worse by more than
 -max-regress AND the change is significant: Mann-Whitney U test p-values,
@@ -58,9 +64,10 @@ median JobCreate sec/op must be <= 450ns and AwaitCached sec/op <= 150ns
 on every backend that is not a reference (a peer-* or the floor).
 
 Exit status: 0 when every row passes; 1 on a regression or a missed
-target; 2 on bad input: unreadable or empty files, a malformed flag, no
-benchmark in common, fewer than 6 samples on a side of a judged row,
-a -base ref that names no commit or whose code cannot build the driver.
+target; 2 on bad input or rows the gate could not decide: unreadable or
+empty files, a malformed flag, no benchmark in common, fewer than 6
+samples on a side of a judged row, blind rows, a -base ref that names no
+commit or whose code cannot build the driver.
 A regression or a missed target wins over rows that could not be
 judged: the gate then exits 1, and names those rows too.`,
 		run: runGate,
@@ -154,8 +161,8 @@ type gateReport interface {
 // writeGate writes rep to stdout and returns its exit status as an
 // error: failure (1) for failing rows (a regression or a missed target,
 // even when other rows could not be judged: what was found is reported),
-// else bad input (2) for rows that could not be judged, nil when every
-// row passes.
+// else bad input (2) for rows that could not be judged or could not have
+// shown a regression (blind), nil when every row passes.
 func writeGate(stdout io.Writer, rep gateReport) error {
 	if err := rep.WriteText(stdout); err != nil {
 		return err
@@ -163,7 +170,7 @@ func writeGate(stdout io.Writer, rep gateReport) error {
 	switch err := rep.Err(); {
 	case errors.Is(err, gate.ErrFailed):
 		return failure(err)
-	case errors.Is(err, gate.ErrTooFewSamples):
+	case errors.Is(err, gate.ErrTooFewSamples), errors.Is(err, gate.ErrBlind):
 		return badInput(err)
 	case err != nil:
 		return failure(err)

@@ -88,7 +88,7 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, latency in
 		scale, unit := benchunit.Tidy(1, r.Unit)
 		inputs = append(inputs, gate.ABInput{Name: r.Name, Unit: unit, Base: scaled(r.Ns[0], scale), Head: scaled(r.Ns[1], scale)})
 	}
-	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed, Load: load}, opts)
+	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed, Load: load, Discard: cfg.Discard}, opts)
 	return writeGate(stdout, rep)
 }
 

@@ -132,3 +132,35 @@ func TestGateRegressionWinsOverUndecided(t *testing.T) {
 		t.Errorf("the undecided row is not in the report:\n%s", out)
 	}
 }
+
+// A stored-baseline gate whose rows cannot be significant does not pass:
+// 6 against 6 values reach at best p = 0.0022, above Holm's first step
+// over 25 rows, so even a row that doubled is blind, and the gate exits
+// 2 saying how many values a side would decide.
+func TestGateBlindExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	benches := map[string]float64{}
+	for k := range 25 {
+		benches[fmt.Sprintf("ChanPingPong/backend=b%02d", k)] = 1000
+	}
+	base := benchFile(t, dir, "base.txt", 1, 6, benches, "")
+	cur := benchFile(t, dir, "cur.txt", 2, 6, with(benches, "ChanPingPong/backend=b00", 2000), "")
+	out, _, code, msg := runErr("gate", "-baseline", base, cur)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s\n%s", code, msg, out)
+	}
+	for _, s := range []string{"cannot detect a regression", "need >= 7 a side", "ChanPingPong/backend=b00-2 sec/op"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("error %q lacks %q", msg, s)
+		}
+	}
+	if !strings.Contains(out, "FAIL ChanPingPong/backend=b00-2 sec/op: blind: 6+6 values reach at best p = 0.0022") {
+		t.Errorf("report:\n%s", out)
+	}
+	// 7 values a side decide: the doubling regresses.
+	base = benchFile(t, dir, "base7.txt", 1, 7, benches, "")
+	cur = benchFile(t, dir, "cur7.txt", 2, 7, with(benches, "ChanPingPong/backend=b00", 2000), "")
+	if out, _, code, msg := runErr("gate", "-baseline", base, cur); code != 1 || !strings.Contains(out, "FAIL ChanPingPong/backend=b00-2 sec/op: regressed") {
+		t.Errorf("7 a side: exit %d (%s)\n%s", code, msg, out)
+	}
+}

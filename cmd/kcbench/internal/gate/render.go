@@ -138,6 +138,9 @@ func (rep *Report) reason(r *Row) string {
 				formatChange(r.Comparison.Change), formatPct(rep.Options.MaxRegress), formatP(r.PAdj)))
 		case TargetMissed:
 			why = append(why, targetMissed(r.CurCenter, r.Target, class))
+		case Blind:
+			why = append(why, fmt.Sprintf("blind: %d+%d values reach at best p = %.2g, above Holm's level %v/%d = %.2g; need >= %d a side",
+				r.BaseN, r.CurN, MinPU(r.BaseN, r.CurN), rep.Options.Alpha, rep.Comparisons, rep.RowAlpha, SamplesFor(rep.RowAlpha)))
 		}
 	}
 	return strings.Join(why, "; ")
