@@ -16,6 +16,7 @@ import (
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/calibrate"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/cpuload"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
@@ -56,6 +57,14 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 			return usageError("-ab: %s: the injected slowdown is in the kc core, which the peers do not use: choose kc backends (-backend)", it.Name())
 		}
 		rows = append(rows, it.Name())
+	}
+	// Every trial judges the rows' sec/op in one Holm family; timed rows
+	// always vary, so the family is every row. Without -budget every row
+	// gets count-discard pairs: too few for that family make every trial
+	// blind, which is known before anything is built.
+	if n, level := cfg.Rounds-cfg.Discard, c.alpha/float64(len(rows)); cfg.Budget == 0 && paired.MinP(n) > level {
+		return usageError("-ab: %w: %d pairs a row reach at best p = %.2g, above Holm's level %v/%d = %.2g over the %d rows, so no slowdown could be detected; need >= %d pairs a row: -count %d",
+			gate.ErrBlind, n, paired.MinP(n), c.alpha, len(rows), level, len(rows), paired.PairsFor(level), paired.PairsFor(level)+cfg.Discard)
 	}
 	cfg.Alpha = c.alpha
 	t0 := time.Now()

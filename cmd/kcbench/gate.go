@@ -52,7 +52,10 @@ less those equal on both sides) even if they all point one way: with -base,
 n pairs reach at best p = 2/2^n, so n must be at least 1+log2(m/alpha) (10
 pairs for 20 rows, 14 for 280); with -baseline, 6 runs a side reach 0.0022,
 enough for 23 rows. The gate cannot see a blind row regress, so it does not
-pass it: it exits 2 and says what -count would decide.
+pass it: it exits 2 and says what -count would decide. With -base and
+no -budget (every row gets -count pairs), the gate stops after its first
+round when the rows that already differ between the builds are too many
+for that count.
 
 With -baseline, a benchmark regresses when its median got worse by more than
 -max-regress AND the change is significant: Mann-Whitney U test p-values,

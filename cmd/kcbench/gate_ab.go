@@ -15,6 +15,7 @@ import (
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/cpuload"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/runner"
 )
 
@@ -75,9 +76,17 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, latency in
 	if cfg.Rows, cfg.Latency, err = commonRows(drivers, cfg.Rows, cfg.Latency, stderr); err != nil {
 		return err
 	}
+	if cfg.Budget == 0 {
+		// Every row gets the same pairs: the first round can show that
+		// they are too few for the rows that vary.
+		cfg.FirstRound = blindEarly(cfg.Rounds-cfg.Discard, opts.Alpha, cfg.Discard)
+	}
 	meter, merr := cpuload.Start()
 	res, err := ab.Run(ctx, cfg)
-	if err != nil {
+	switch {
+	case errors.Is(err, gate.ErrBlind):
+		return badInput(err)
+	case err != nil:
 		return failure(err)
 	}
 	closeDrivers(drivers) // waited for, their CPU time is kcbench's own
@@ -90,6 +99,18 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, latency in
 	}
 	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed, Load: load, Discard: cfg.Discard}, opts)
 	return writeGate(stdout, rep)
+}
+
+// blindEarly returns the ab.Config.FirstRound of a run whose rows all get
+// n pairs: gate.ABBlindEarly on the first pair of every row.
+func blindEarly(n int, alpha float64, discard int) func([]*ab.RowResult) error {
+	return func(rows []*ab.RowResult) error {
+		first := make([]paired.Pair, len(rows))
+		for i, r := range rows {
+			first[i] = r.Pairs(1)[0]
+		}
+		return gate.ABBlindEarly(first, n, alpha, discard)
+	}
 }
 
 // latencySamplers returns the latency samplers of the planned items, in

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/runner"
 )
@@ -59,6 +60,15 @@ func TestGateABUsage(t *testing.T) {
 		{[]string{"calibrate", "-ab", "-alpha", "1"}, "-alpha in (0, 1)"},
 		{[]string{"calibrate", "-ab", "-backend", "peer-go"}, "the peers do not use"},
 		{[]string{"calibrate", "-ab", "-format", "xml"}, `-format "xml"`},
+		// Blind calibrations, known before anything is built or run: 6
+		// pairs cannot reach 0.05 over 2 rows, nor 6 values a side
+		// 0.05/280. (The other flags keep the work small should the
+		// check ever be missing.)
+		{[]string{"calibrate", "-ab", "-bench", "^AwaitCached/", "-backend", "stealing,goroutine", "-count", "6",
+			"-trials", "1", "-sample", "1ms", "-slowdowns", "none"}, "cannot detect a regression: 6 pairs a row reach at best p = 0.031"},
+		{[]string{"calibrate", "-ab", "-bench", "^AwaitCached/", "-backend", "stealing,goroutine", "-count", "8", "-discard", "2",
+			"-trials", "1", "-sample", "1ms", "-slowdowns", "none"}, "need >= 7 pairs a row: -count 9"},
+		{[]string{"calibrate", "-samples", "6", "-family", "280", "-trials", "1", "-benchtime", "1x", "-slowdowns", "10%"}, "need >= 8 samples a side"},
 	} {
 		_, _, code, msg := runErr(tc.args...)
 		if code != 2 || !strings.Contains(msg, tc.want) {
@@ -241,5 +251,36 @@ func TestCalibrateAB(t *testing.T) {
 	// -tune (the default) measured the slowdown build in a pilot first.
 	if re := `(?m)^JobCreate/backend=goroutine \+50%: pilot 1: [1-9]\d* steps a call measured [+-]\d+\.\d%$`; !regexp.MustCompile(re).MatchString(errOut) {
 		t.Errorf("progress does not match %s:\n%s", re, errOut)
+	}
+}
+
+// A gate -base run whose first round shows it blind stops there: two rows
+// that differ between the builds cannot get below Holm's 0.05/2 with 6
+// pairs, so the gate exits 2 asking for -count 7, without a report.
+func TestGateABBlindStopsEarly(t *testing.T) {
+	needGit(t)
+	out, errOut, code, msg := runErr("gate", "-base", "HEAD", "-bench", "^AwaitCached/", "-backends", "goroutine,stealing",
+		"-count", "6", "-sample", "1ms", "-latency", "0")
+	if code != 2 || !strings.Contains(msg, "cannot detect a regression: after the first round 2 rows already differ") ||
+		!strings.Contains(msg, "need >= 7 pairs a row: -count 7") {
+		t.Fatalf("exit %d, %q; want exit 2 asking for -count 7\n%s%s", code, msg, out, errOut)
+	}
+	if out != "" || strings.Contains(errOut, "round 2") {
+		t.Errorf("the run went on past its first round:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+}
+
+// blindEarly hands the first pair of every row to gate.ABBlindEarly.
+func TestBlindEarly(t *testing.T) {
+	rows := []*ab.RowResult{
+		{Name: "A", Ns: [][]float64{{100}, {110}}},
+		{Name: "B", Ns: [][]float64{{100}, {90}}},
+		{Name: "C", Ns: [][]float64{{100}, {100}}},
+	}
+	if err := blindEarly(6, 0.05, 1)(rows); !errors.Is(err, gate.ErrBlind) || !strings.Contains(err.Error(), "2 rows already differ") || !strings.Contains(err.Error(), "-count 8") {
+		t.Errorf("blindEarly = %v; want ErrBlind over 2 rows, -count 8", err)
+	}
+	if err := blindEarly(7, 0.05, 1)(rows); err != nil {
+		t.Errorf("7 pairs: %v", err)
 	}
 }

@@ -97,6 +97,13 @@ type Config struct {
 	Alpha float64
 	// Progress, if not nil, is called after every round.
 	Progress func(Progress)
+	// FirstRound, if not nil, is called once, after the first kept
+	// round (the first after Discard), with every row as it stands then:
+	// one value per side, benchmarks first, then latency rows, as in
+	// Result.Rows. A non-nil error stops Run, which returns it: a caller
+	// that can tell from the first pairs that the run cannot serve (too
+	// few rounds for the rows that vary) need not measure the rest.
+	FirstRound func(rows []*RowResult) error
 }
 
 // Progress describes the state after a round.
@@ -212,6 +219,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 		}
 		res.Rounds = round + 1
+		if round == cfg.Discard && cfg.FirstRound != nil {
+			var rows []*RowResult
+			for _, s := range samplers {
+				rows = append(rows, s.rows...)
+			}
+			if err := cfg.FirstRound(rows); err != nil {
+				return nil, err
+			}
+		}
 		if cfg.Respawn > 0 && (round+1)%cfg.Respawn == 0 {
 			for _, d := range cfg.Sides {
 				if err := d.Restart(); err != nil {

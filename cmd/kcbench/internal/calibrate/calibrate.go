@@ -123,7 +123,21 @@ func (c Config) validate() error {
 	case !(c.MinDetection > 0 && c.MinDetection <= 1 && c.MaxFalseAlarm >= 0 && c.MaxFalseAlarm <= 1):
 		return fmt.Errorf("%w: MinDetection %v or MaxFalseAlarm %v out of range", ErrConfig, c.MinDetection, c.MaxFalseAlarm)
 	}
+	// A trial is judged at the strictest Holm level of a family of
+	// Family rows, Alpha/Family: samples that cannot reach it, however
+	// far apart, make every trial blind, and the calibration pointless.
+	if level := c.Alpha / float64(c.Family); gate.MinPU(c.Samples, c.Samples) > level {
+		return fmt.Errorf("%w: %w: %d samples a side reach at best p = %.2g, above the gate's level %v/%d = %.2g, so no slowdown could be detected; need >= %d samples a side",
+			ErrConfig, gate.ErrBlind, c.Samples, gate.MinPU(c.Samples, c.Samples), c.Alpha, c.Family, level, gate.SamplesFor(level))
+	}
 	return nil
+}
+
+// Check fills in c's defaults and reports, as an error wrapping
+// ErrConfig, a Config that Run would refuse: one out of range, or one
+// whose trials could detect nothing (also wrapping gate.ErrBlind).
+func (c Config) Check() error {
+	return c.withDefaults().validate()
 }
 
 // regressed reports whether the gate flags cur as a regression of base.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
 )
 
 // logNormal returns a deterministic sampler of log-normal values around
@@ -196,5 +198,25 @@ func TestBootstrap(t *testing.T) {
 	}
 	if _, err := Run(Bootstrap(nil, rng), Bootstrap(recorded, rng), Config{Trials: 1}); !errors.Is(err, ErrConfig) {
 		t.Errorf("Bootstrap(nil): err = %v, want ErrConfig", err)
+	}
+}
+
+// A calibration whose trials could detect nothing is refused before any
+// sample is drawn: 6 values a side reach at best p = 0.0022, above the
+// gate's level 0.05/280; 8 a side reach it.
+func TestConfigBlind(t *testing.T) {
+	cfg := Config{Samples: 6, Trials: 1, Family: 280}
+	err := cfg.Check()
+	if !errors.Is(err, ErrConfig) || !errors.Is(err, gate.ErrBlind) || !strings.Contains(err.Error(), "need >= 8 samples a side") {
+		t.Errorf("Check() = %v; want ErrConfig and gate.ErrBlind asking for 8 samples", err)
+	}
+	drew := false
+	sampler := func(n int) ([]float64, error) { drew = true; return make([]float64, n), nil }
+	if _, err := Run(sampler, sampler, cfg); !errors.Is(err, gate.ErrBlind) || drew {
+		t.Errorf("Run: %v, drew %v; want gate.ErrBlind before drawing", err, drew)
+	}
+	cfg.Samples = 8
+	if err := cfg.Check(); err != nil {
+		t.Errorf("8 samples a side, family 280: %v", err)
 	}
 }

@@ -92,6 +92,35 @@ func JudgeAB(inputs []ABInput, run ABRun, opts Options) *ABReport {
 	return rep
 }
 
+// ABBlindEarly tells from the first kept round of an A/B run whether the
+// run is blind already: when every row will get n pairs, the rows whose
+// first pair differs (both values positive and finite) are in the Holm
+// family whatever their later pairs, so the family has at least m of
+// them; if n pairs cannot reach alpha/m, none of the rows can be
+// significant and every row of the family will be blind. It then returns
+// an error wrapping ErrBlind that gives the pairs, and the -count with
+// discard's rounds, that would decide; else nil. (A row whose later
+// values are not positive is judged invalid and leaves the family, which
+// fails the run too.)
+func ABBlindEarly(first []paired.Pair, n int, alpha float64, discard int) error {
+	m := 0
+	for _, p := range first {
+		if p.A != p.B && positive(p.A) && positive(p.B) {
+			m++
+		}
+	}
+	level := alpha / float64(max(1, m))
+	if m == 0 || paired.MinP(n) <= level {
+		return nil
+	}
+	k := paired.PairsFor(level)
+	return fmt.Errorf("%w: after the first round %d rows already differ between the builds, and %d pairs a row reach at best p = %.2g, above Holm's level %v/%d = %.2g: no row could be found to regress; need >= %d pairs a row: -count %d",
+		ErrBlind, m, n, paired.MinP(n), alpha, m, level, k, k+discard)
+}
+
+// positive reports whether x is positive and finite.
+func positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
+
 // unit returns in's unit, sec/op when empty.
 func (in ABInput) unit() string {
 	if in.Unit == "" {

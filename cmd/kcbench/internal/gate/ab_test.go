@@ -8,10 +8,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
 
@@ -220,5 +222,34 @@ func TestJudgeABBlind(t *testing.T) {
 	}
 	if err := rep.Err(); !errors.Is(err, ErrFailed) || errors.Is(err, ErrBlind) {
 		t.Errorf("10 pairs: Err() = %v; want ErrFailed only", err)
+	}
+}
+
+// The first kept round of an A/B run shows a blind run when the rows
+// that already differ are too many for the pairs every row will get:
+// 6 pairs reach at best 0.031, above 0.05/5; rows whose first pair is
+// equal, or not positive, do not count (they may leave the family).
+func TestABBlindEarly(t *testing.T) {
+	differ, equal, zero := paired.Pair{A: 1, B: 1.1}, paired.Pair{A: 1, B: 1}, paired.Pair{A: 0, B: 1}
+	five := slices.Repeat([]paired.Pair{differ}, 5)
+	err := ABBlindEarly(five, 6, 0.05, 0)
+	if !errors.Is(err, ErrBlind) || !strings.Contains(fmt.Sprint(err), "5 rows already differ") || !strings.Contains(fmt.Sprint(err), "need >= 8 pairs a row: -count 8") {
+		t.Errorf("5 rows, 6 pairs: %v; want ErrBlind asking for 8 pairs", err)
+	}
+	if err := ABBlindEarly(five, 6, 0.05, 2); !strings.Contains(fmt.Sprint(err), "-count 10") {
+		t.Errorf("with 2 discarded rounds: %v; want -count 10", err)
+	}
+	for _, tc := range []struct {
+		first []paired.Pair
+		n     int
+	}{
+		{five, 8},
+		{[]paired.Pair{differ, equal, equal, equal, equal}, 6},
+		{[]paired.Pair{differ, zero, zero, zero, zero}, 6},
+		{nil, 6},
+	} {
+		if err := ABBlindEarly(tc.first, tc.n, 0.05, 0); err != nil {
+			t.Errorf("%v, %d pairs: %v; want nil", tc.first, tc.n, err)
+		}
 	}
 }
