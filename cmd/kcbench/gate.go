@@ -43,7 +43,11 @@ alike, so this mode works on shared and CI machines.
 With -baseline, gate compares every benchmark of file with the same
 benchmark (same full name, same unit) in a stored baseline results
 file, unpaired; it is only valid when both files come from the same
-quiet machine, and its mde column says what it could detect.
+quiet machine, and its mde column says what it could detect. A row of
+the baseline that file lacks (a benchmark that failed or was not run, a
+changed unit) is not judged, so the gate does not pass: -filter selects a
+subset of both files on purpose. Rows only in file are new: listed, not
+judged (but their spec targets are checked).
 
 Both modes print one row per benchmark and unit with its verdict: ok, improved,
 regressed, too-few-samples, blind or target-missed. A row is blind when its
@@ -68,9 +72,10 @@ on every backend that is not a reference (a peer-* or the floor).
 
 Exit status: 0 when every row passes; 1 on a regression or a missed
 target; 2 on bad input or rows the gate could not decide: unreadable or
-empty files, a malformed flag, no benchmark in common, fewer than 6
-samples on a side of a judged row, blind rows, a -base ref that names no
-commit or whose code cannot build the driver.
+empty files, a malformed flag, no benchmark in common, baseline rows
+missing from file, fewer than 6 samples on a side of a judged row, blind
+rows, a -base ref that names no commit or whose code cannot build the
+driver.
 A regression or a missed target wins over rows that could not be
 judged: the gate then exits 1, and names those rows too.`,
 		run: runGate,
@@ -164,8 +169,9 @@ type gateReport interface {
 // writeGate writes rep to stdout and returns its exit status as an
 // error: failure (1) for failing rows (a regression or a missed target,
 // even when other rows could not be judged: what was found is reported),
-// else bad input (2) for rows that could not be judged or could not have
-// shown a regression (blind), nil when every row passes.
+// else bad input (2) for rows that could not be judged, could not have
+// shown a regression (blind) or are missing from the current results, nil
+// when every row passes.
 func writeGate(stdout io.Writer, rep gateReport) error {
 	if err := rep.WriteText(stdout); err != nil {
 		return err
@@ -173,7 +179,7 @@ func writeGate(stdout io.Writer, rep gateReport) error {
 	switch err := rep.Err(); {
 	case errors.Is(err, gate.ErrFailed):
 		return failure(err)
-	case errors.Is(err, gate.ErrTooFewSamples), errors.Is(err, gate.ErrBlind):
+	case errors.Is(err, gate.ErrTooFewSamples), errors.Is(err, gate.ErrBlind), errors.Is(err, gate.ErrMissing):
 		return badInput(err)
 	case err != nil:
 		return failure(err)

@@ -164,3 +164,22 @@ func TestGateBlindExitsTwo(t *testing.T) {
 		t.Errorf("7 a side: exit %d (%s)\n%s", code, msg, out)
 	}
 }
+
+// A baseline row missing from the current results fails the gate with
+// exit 2, naming it and -filter; rows that -filter leaves out of both
+// files are not missing.
+func TestGateMissingRows(t *testing.T) {
+	dir := t.TempDir()
+	base := benchFile(t, dir, "base.txt", 1, 10, good, "")
+	partial := maps.Clone(good)
+	delete(partial, "FanOut/backend=stealing/n=10")
+	cur := benchFile(t, dir, "cur.txt", 2, 10, partial, "")
+	out, _, code, msg := runErr("gate", "-baseline", base, cur)
+	if code != 2 || !strings.Contains(msg, "baseline rows missing from the current results") ||
+		!strings.Contains(msg, "FanOut/backend=stealing/n=10-2 sec/op") || !strings.Contains(msg, "-filter") {
+		t.Fatalf("exit %d, %q; want exit 2 naming the missing rows and -filter\n%s", code, msg, out)
+	}
+	if out, _, code, msg := runErr("gate", "-baseline", base, "-filter", "-.name:FanOut", cur); code != 0 {
+		t.Errorf("-filter leaving FanOut out: exit %d, %s\n%s", code, msg, out)
+	}
+}

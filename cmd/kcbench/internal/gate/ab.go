@@ -147,11 +147,11 @@ func median(xs []float64) float64 {
 func (rep *ABReport) Err() error {
 	family, level := rep.level()
 	k := paired.PairsFor(level)
-	return summarize(rep.Rows, map[Verdict]string{
+	return joinErrs(summarize(rep.Rows, map[Verdict]string{
 		TooFewSamples: fmt.Sprintf("need >= %d pairs", paired.MinPairs),
 		Blind: fmt.Sprintf("their pairs cannot reach Holm's level %v/%d = %.2g; need >= %d pairs a row: -count %d",
 			rep.Options.Alpha, family, level, k, k+rep.Run.Discard),
-	}, func(r *ABRow) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts })
+	}, func(r *ABRow) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts }))
 }
 
 // level returns the size of the Holm family (the rows judged, less those

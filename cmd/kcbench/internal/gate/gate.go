@@ -48,6 +48,9 @@ var (
 	// ErrBlind reports rows whose samples are too few for the level
 	// Holm judges them at: the gate could not have seen them regress.
 	ErrBlind = errors.New("cannot detect a regression")
+	// ErrMissing reports baseline rows that the current results lack:
+	// not judged, so the gate cannot pass them.
+	ErrMissing = errors.New("baseline rows missing from the current results")
 )
 
 // MinSamples is the fewest values a side may have: with 6 against 6 the
@@ -125,7 +128,9 @@ type Report struct {
 	// row whose samples cannot reach it is Blind.
 	RowAlpha float64
 	// OnlyBaseline and OnlyCurrent name the rows ("name unit") found
-	// in one file only and not judged.
+	// in one file only and not judged. A row only in the baseline is
+	// missing from the current results and fails the gate (ErrMissing);
+	// one only in the current results is new, and only reported.
 	OnlyBaseline, OnlyCurrent []string
 }
 
@@ -133,17 +138,26 @@ type Report struct {
 // wrapping ErrFailed naming the failing rows (a regression or a missed
 // target) when there are any, and wrapping ErrTooFewSamples or ErrBlind
 // naming the rows that could not be judged, or could not have shown a
-// regression, when there are any. A run with both wraps both: a
+// regression, and ErrMissing naming the baseline rows the current
+// results lack, when there are any. A run with both wraps both: a
 // regression found is a decision, whatever else could not be decided, so
 // callers test ErrFailed first.
 func (rep *Report) Err() error {
 	k := SamplesFor(rep.RowAlpha)
-	return summarize(rep.Rows, map[Verdict]string{
+	errs := summarize(rep.Rows, map[Verdict]string{
 		TooFewSamples: fmt.Sprintf("need >= %d per side", rep.Options.MinSamples),
 		Blind: fmt.Sprintf("their values cannot reach Holm's level %v/%d = %.2g; need >= %d a side (kcbench run -count %d for both files)",
 			rep.Options.Alpha, rep.Comparisons, rep.RowAlpha, k, k),
 	}, func(r *Row) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts })
+	if len(rep.OnlyBaseline) > 0 {
+		errs = append(errs, fmt.Errorf("%w (%s): %s", ErrMissing, missingHint, strings.Join(rep.OnlyBaseline, ", ")))
+	}
+	return joinErrs(errs)
 }
+
+// missingHint says why baseline rows may be missing from the current
+// results and how to gate a subset on purpose.
+const missingHint = "a benchmark that failed, was not run or changed its unit; to gate a subset on purpose, select it with -filter"
 
 // undecided are the verdicts of rows the gate could not decide, in the
 // order a report's Err names them.
@@ -161,10 +175,10 @@ func (v Verdict) undecidedErr() error {
 	return nil
 }
 
-// summarize is the shared part of the reports' Err: the failing rows
-// (ErrFailed), then the rows of each undecided verdict (its error, with
-// needs[verdict] saying what they lack), all of them wrapped.
-func summarize[R any](rows []R, needs map[Verdict]string, id func(R) (string, []Verdict)) error {
+// summarize is the shared part of the reports' Err: an error for the
+// failing rows (ErrFailed), then one for the rows of each undecided
+// verdict (its error, with needs[verdict] saying what they lack).
+func summarize[R any](rows []R, needs map[Verdict]string, id func(R) (string, []Verdict)) []error {
 	var failing []string
 	und := make(map[Verdict][]string)
 	for _, r := range rows {
@@ -187,7 +201,7 @@ func summarize[R any](rows []R, needs map[Verdict]string, id func(R) (string, []
 			errs = append(errs, fmt.Errorf("%w (%s): %s", v.undecidedErr(), needs[v], strings.Join(names, ", ")))
 		}
 	}
-	return joinErrs(errs)
+	return errs
 }
 
 // joinErrs returns the errors as one, "; and "-separated, wrapping each;

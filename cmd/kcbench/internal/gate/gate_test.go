@@ -126,14 +126,16 @@ func TestJudge(t *testing.T) {
 		fmt.Sprint(rep.OnlyCurrent) != "[AwaitCached/backend=peer-go-2 sec/op]" {
 		t.Errorf("only baseline %v, only current %v", rep.OnlyBaseline, rep.OnlyCurrent)
 	}
-	if err := rep.Err(); !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "AwaitCached/backend=vcore-2") {
+	if err := rep.Err(); !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "AwaitCached/backend=vcore-2") ||
+		!errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), "Gone/backend=stealing-2 sec/op") {
 		t.Errorf("Err() = %v", err)
 	}
 	var out strings.Builder
 	if err := rep.WriteText(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"FAIL JobCreate/backend=stealing-2 sec/op: regressed", "FAIL AwaitCached/backend=vcore-2 sec/op: target-missed", "FAIL: 2 of 3 rows"} {
+	for _, s := range []string{"FAIL JobCreate/backend=stealing-2 sec/op: regressed", "FAIL AwaitCached/backend=vcore-2 sec/op: target-missed",
+		"FAIL Gone/backend=stealing-2 sec/op: missing", "FAIL: 3 of 4 rows"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q:\n%s", s, out.String())
 		}
@@ -270,6 +272,41 @@ func TestJudgeConstantRows(t *testing.T) {
 		}
 		if r.Verdicts[0] != want || r.PAdj != wantP {
 			t.Errorf("%s: p(holm) %v, verdicts %v; want %v, %v", r.Name, r.PAdj, r.Verdicts, wantP, want)
+		}
+	}
+}
+
+// A baseline row the current results lack is not judged, so the gate
+// cannot pass: here JobCreate's current values were written in us/op (a
+// unit benchfmt does not tidy to sec/op, like a crashed or dropped
+// benchmark), which hid a 33% regression and a missed target. Rows only
+// in the current results are new and only reported.
+func TestJudgeMissingRows(t *testing.T) {
+	var base, cur strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&base, "BenchmarkJobCreate/backend=stealing-2 1000 %d ns/op\n", 300+i)
+		fmt.Fprintf(&base, "BenchmarkAwaitCached/backend=stealing-2 1000 %d ns/op\n", 100+i)
+		fmt.Fprintf(&cur, "BenchmarkJobCreate/backend=stealing-2 1000 %g us/op\n", 0.400+float64(i)/1000)
+		fmt.Fprintf(&cur, "BenchmarkAwaitCached/backend=stealing-2 1000 %d ns/op\n", 100+i)
+		fmt.Fprintf(&cur, "BenchmarkNew/backend=stealing-2 1000 %d ns/op\n", 100+i)
+	}
+	rep, err := Judge(writeSet(t, base.String()), writeSet(t, cur.String()), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rep.Err()
+	if !errors.Is(err, ErrMissing) || errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "JobCreate/backend=stealing-2 sec/op") ||
+		!strings.Contains(err.Error(), "-filter") || strings.Contains(err.Error(), "New/") {
+		t.Errorf("Err() = %v; want ErrMissing naming JobCreate's sec/op and -filter, not the new row", err)
+	}
+	var out strings.Builder
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"FAIL JobCreate/backend=stealing-2 sec/op: missing: in the baseline, not in the current results",
+		"not in the baseline (not judged): JobCreate/backend=stealing-2 us/op, New/backend=stealing-2 sec/op", "FAIL: 1 of 2 rows"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q:\n%s", s, out.String())
 		}
 	}
 }
