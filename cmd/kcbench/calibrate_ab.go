@@ -266,6 +266,9 @@ func judgeRaw(stdout io.Writer, paths string, c abCalibration) error {
 		if i > 0 && (!slices.Equal(f.Rows, raw.Rows) || !slices.Equal(f.Slowdowns, raw.Slowdowns)) {
 			return badInput(fmt.Errorf("%s: rows or slowdowns differ from the first file's", path))
 		}
+		if err := calibrate.CheckTrials(f.Rows, f.Slowdowns, f.Trials); err != nil {
+			return badInput(fmt.Errorf("%s: %w", path, err))
+		}
 		raw.Rows, raw.Slowdowns, raw.Trials = f.Rows, f.Slowdowns, append(raw.Trials, f.Trials...)
 	}
 	if len(raw.Trials) == 0 || len(raw.Rows) == 0 {

@@ -53,7 +53,8 @@ type EstimatorNoise struct {
 }
 
 // Noise summarizes the noise of every row of trials (which need at least
-// two trials for the spreads, and a slowdown for the shifts).
+// two trials for the spreads, and a slowdown for the shifts). The trials
+// must pass CheckTrials with rows.
 func Noise(rows []string, trials []ABTrial) []RowNoise {
 	var out []RowNoise
 	for ri, name := range rows {
