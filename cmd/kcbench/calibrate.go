@@ -38,7 +38,8 @@ row, and the noise of every row (the quartiles of the A/A pair ratios;
 per estimator its spread over the trials and its shift under the first
 slowdown); -format json; -raw saves the pairs, -from-raw judges saved
 ones. Exit 0 when at most 5% of trials raise a false alarm and some
-slowdown is detected in >= 90% of trials on every row. Settings under
+slowdown is detected in >= 90% of trials on every row, measured or
+judged from saved pairs alike. Settings under
 which the gate is blind (without -budget, -count pairs that cannot reach
 Holm's level -alpha over the rows: at least 1+log2(rows/alpha)) are a
 usage error, before anything is built.

@@ -182,7 +182,18 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 	if len(trials) >= 2 {
 		res.Noise = calibrate.Noise(rows, trials)
 	}
-	if c.format == "json" {
+	return writeABCalibration(stdout, res, c.format)
+}
+
+// writeABCalibration writes res in format (text or json) and returns the
+// calibration's verdict: a failure (exit 1) when the A/B gate cannot be
+// trusted with these settings (more than 5% of the trials raised an A/A
+// false alarm, or no slowdown was detected in >= 90% of the trials on
+// every row), else nil. Measured and saved pairs (-from-raw) are judged
+// alike.
+func writeABCalibration(stdout io.Writer, res *calibrate.ABResult, format string) error {
+	var err error
+	if format == "json" {
 		err = res.WriteJSON(stdout)
 	} else {
 		err = res.WriteText(stdout)
@@ -246,7 +257,8 @@ func writeRaw(path string, rows []string, slowdowns []float64, trials []calibrat
 
 // judgeRaw prints the judgement and noise of pairs saved with -raw
 // (a comma-separated list of files with the same rows and slowdowns,
-// whose trials are pooled), without measuring anything.
+// whose trials are pooled), without measuring anything, and returns the
+// verdict of a measured calibration (writeABCalibration).
 func judgeRaw(stdout io.Writer, paths string, c abCalibration) error {
 	type rawFile struct {
 		Rows      []string
@@ -284,10 +296,7 @@ func judgeRaw(stdout io.Writer, paths string, c abCalibration) error {
 	if len(raw.Trials) >= 2 {
 		res.Noise = calibrate.Noise(raw.Rows, raw.Trials)
 	}
-	if c.format == "json" {
-		return res.WriteJSON(stdout)
-	}
-	return res.WriteText(stdout)
+	return writeABCalibration(stdout, res, c.format)
 }
 
 // tunePairs is the number of pairs of one pilot run of tuneSlowdown, and

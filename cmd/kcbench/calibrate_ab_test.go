@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,5 +68,35 @@ func TestCalibrateFromRawMalformed(t *testing.T) {
 				t.Errorf("exit %d, %q; want exit 2 naming the file and the mismatch\n%s", code, msg, out)
 			}
 		})
+	}
+}
+
+// calibrate -ab -from-raw gives saved pairs the verdict measured ones get:
+// exit 1 when the A/B gate cannot be trusted (every A/A trial raised a
+// false alarm here; in the json format too), 0 when it can (no false
+// alarm, the slowdown detected in every trial).
+func TestCalibrateFromRawVerdict(t *testing.T) {
+	alarms := writeRawFile(t, rawFile{Rows: []string{"JobCreate/backend=stealing"},
+		Trials: slices.Repeat([]map[string]any{{"AA": [][]paired.Pair{rawPairs(30, 1.2)}}}, 4)})
+	for _, format := range []string{"text", "json"} {
+		out, _, code, msg := runErr("calibrate", "-ab", "-from-raw", alarms, "-format", format)
+		if code != 1 || !strings.Contains(msg, "cannot be trusted") {
+			t.Errorf("-format %s, 4 false alarms in 4 trials: exit %d, %q; want 1\n%s", format, code, msg, out)
+		}
+		if format == "text" && !strings.Contains(out, "A/A false alarms: 4 (100.0%)") {
+			t.Errorf("output:\n%s", out)
+		}
+	}
+	wobble := func(ratio float64) [][]paired.Pair {
+		ps := rawPairs(30, ratio)
+		for i := range ps {
+			ps[i].B *= 1 + 0.01*float64(i%5-2)
+		}
+		return [][]paired.Pair{ps}
+	}
+	good := writeRawFile(t, rawFile{Rows: []string{"JobCreate/backend=stealing"}, Slowdowns: []float64{0.2},
+		Trials: slices.Repeat([]map[string]any{{"AA": wobble(1), "Slowed": [][][]paired.Pair{wobble(1.2)}}}, 4)})
+	if out, _, code, msg := runErr("calibrate", "-ab", "-from-raw", good); code != 0 || !strings.Contains(out, "slowdown +20%: detected 4 (100.0%)") {
+		t.Errorf("a trustworthy calibration: exit %d, %q\n%s", code, msg, out)
 	}
 }
