@@ -41,14 +41,18 @@ var (
 // benchmark, in sec/op).
 type Sampler func(n int) ([]float64, error)
 
-// Config configures Run. Zero fields take the defaults of Defaults.
+// Config configures Run. Zero fields take the defaults of Defaults,
+// except MaxRegress: zero is a real threshold there, as for the gate.
 type Config struct {
 	// Samples is the number of values per side in a trial; at least
 	// gate.MinSamples.
 	Samples int
 	// Trials is the number of trials.
 	Trials int
-	// Alpha and MaxRegress are the gate's -alpha and -max-regress.
+	// Alpha and MaxRegress are the gate's -alpha and -max-regress. A
+	// zero MaxRegress is kept (any significant worsening is a
+	// regression, as "kcbench gate -max-regress 0%" judges), not
+	// replaced by Defaults' 5%.
 	Alpha, MaxRegress float64
 	// Family is the number of comparisons the gate makes in one run.
 	Family int
@@ -73,7 +77,8 @@ var Defaults = Config{
 	MinDetection: 0.90, MaxFalseAlarm: 0.05,
 }
 
-// withDefaults fills the zero fields of c from Defaults.
+// withDefaults fills the zero fields of c from Defaults, MaxRegress
+// excepted.
 func (c Config) withDefaults() Config {
 	d := Defaults
 	if c.Samples == 0 {
@@ -84,9 +89,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Alpha == 0 {
 		c.Alpha = d.Alpha
-	}
-	if c.MaxRegress == 0 {
-		c.MaxRegress = d.MaxRegress
 	}
 	if c.Family == 0 {
 		c.Family = d.Family
