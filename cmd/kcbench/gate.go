@@ -49,6 +49,13 @@ changed unit) is not judged, so the gate does not pass: -filter selects a
 subset of both files on purpose. Rows only in file are new: listed, not
 judged (but their spec targets are checked).
 
+In both modes -filter (a benchfilter query, as compare's) keeps only
+the rows it matches: with -baseline, the values of both files; with
+-base, the rows by name (JobCreate/backend=stealing,
+Latency/JobCreate/backend=stealing) and unit (sec/op, p50-sec, ...),
+before anything is measured (file configuration keys match nothing
+there).
+
 Both modes print one row per benchmark and unit with its verdict: ok, improved,
 regressed, too-few-samples, blind or target-missed. A row is blind when its
 samples cannot reach Holm's first-step level alpha/m (m: the rows judged,
@@ -113,11 +120,15 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 	maxRegress := percentFlag{opts.MaxRegress}
 	fs.Var(&maxRegress, "max-regress", "largest tolerated worsening of a median, as a `percentage`")
 	fs.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "family-wise significance `level` (Holm-Bonferroni)")
-	filterFlag := fs.String("filter", "*", "judge only benchmarks matching benchfilter `query` (e.g. .unit:sec/op)")
+	filterFlag := fs.String("filter", "*", "judge only the rows matching benchfilter `query` (e.g. .unit:sec/op, /backend:stealing): with -baseline in both files, with -base by row name and unit, before measuring")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	opts.MaxRegress = maxRegress.v
+	filter, err := benchproc.NewFilter(*filterFlag)
+	if err != nil {
+		return usageError("parsing -filter: %w", err)
+	}
 	if *baseRef != "" {
 		if *baseline != "" || fs.NArg() != 0 {
 			return usageError("-base compares builds: it takes neither -baseline nor a results file")
@@ -129,7 +140,7 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 		if *latency < 0 {
 			return usageError("-latency must be >= 0, not %d", *latency)
 		}
-		return runGateAB(stdout, stderr, *baseRef, *bench, *backends, *latency, &abf, opts)
+		return runGateAB(stdout, stderr, abGate{ref: *baseRef, bench: *bench, backends: *backends, latency: *latency, filter: filter, filterQuery: *filterFlag}, &abf, opts)
 	}
 	switch {
 	case *baseline == "":
@@ -140,10 +151,6 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 		return usageError("gate needs exactly one results file, got %d", fs.NArg())
 	case !(opts.Alpha > 0 && opts.Alpha <= 1):
 		return usageError("-alpha must be in (0, 1], not %v", opts.Alpha)
-	}
-	filter, err := benchproc.NewFilter(*filterFlag)
-	if err != nil {
-		return usageError("parsing -filter: %w", err)
 	}
 	base, err := loadFiltered(stderr, *baseline, filter)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/perf/benchproc"
+
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
@@ -57,6 +59,10 @@ func TestGateABUsage(t *testing.T) {
 		{[]string{"gate"}, "gate needs -base or -baseline"},
 		{[]string{"gate", "-base", "HEAD", "-alpha", "1"}, "-alpha must be in (0, 1) with -base"},
 		{[]string{"gate", "-base", "HEAD", "-latency", "-1"}, "-latency must be >= 0"},
+		// -filter is checked before the ref (which names no commit, so
+		// that nothing is built or run should the check be missing).
+		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-filter", "((("}, "parsing -filter"},
+		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-bench", "^JobCreate/", "-filter", "/backend:no-such-backend"}, `-filter "/backend:no-such-backend" leaves no row`},
 		{[]string{"calibrate", "-ab", "-alpha", "1"}, "-alpha in (0, 1)"},
 		{[]string{"calibrate", "-ab", "-backend", "peer-go"}, "the peers do not use"},
 		{[]string{"calibrate", "-ab", "-format", "xml"}, `-format "xml"`},
@@ -270,17 +276,86 @@ func TestGateABBlindStopsEarly(t *testing.T) {
 	}
 }
 
-// blindEarly hands the first pair of every row to gate.ABBlindEarly.
+// blindEarly hands the first pair of every row that -filter keeps to
+// gate.ABBlindEarly.
 func TestBlindEarly(t *testing.T) {
 	rows := []*ab.RowResult{
-		{Name: "A", Ns: [][]float64{{100}, {110}}},
-		{Name: "B", Ns: [][]float64{{100}, {90}}},
-		{Name: "C", Ns: [][]float64{{100}, {100}}},
+		{Name: "A/backend=x", Unit: "ns/op", Ns: [][]float64{{100}, {110}}},
+		{Name: "B/backend=x", Unit: "ns/op", Ns: [][]float64{{100}, {90}}},
+		{Name: "C/backend=x", Unit: "ns/op", Ns: [][]float64{{100}, {100}}},
+		{Name: "Latency/A/backend=x", Unit: "p50-ns", Ns: [][]float64{{100}, {90}}},
+		{Name: "Latency/A/backend=x", Unit: "p90-ns", Ns: [][]float64{{200}, {190}}},
 	}
-	if err := blindEarly(6, 0.05, 1)(rows); !errors.Is(err, gate.ErrBlind) || !strings.Contains(err.Error(), "2 rows already differ") || !strings.Contains(err.Error(), "-count 8") {
-		t.Errorf("blindEarly = %v; want ErrBlind over 2 rows, -count 8", err)
+	all, err := benchproc.NewFilter("*")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := blindEarly(7, 0.05, 1)(rows); err != nil {
-		t.Errorf("7 pairs: %v", err)
+	if err := blindEarly(all, 6, 0.05, 1)(rows); !errors.Is(err, gate.ErrBlind) || !strings.Contains(err.Error(), "4 rows already differ") || !strings.Contains(err.Error(), "-count 9") {
+		t.Errorf("blindEarly = %v; want ErrBlind over 4 rows, -count 9", err)
+	}
+	if err := blindEarly(all, 7, 0.05, 1)(rows); !errors.Is(err, gate.ErrBlind) {
+		t.Errorf("7 pairs, 4 rows: %v; want ErrBlind", err)
+	}
+	secs, err := benchproc.NewFilter(".unit:sec/op")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := blindEarly(secs, 7, 0.05, 1)(rows); err != nil {
+		t.Errorf("7 pairs, 2 rows once -filter .unit:sec/op leaves out the latency row: %v", err)
+	}
+}
+
+// -filter keeps the A/B rows it matches by name and unit, as it keeps
+// the values of a results file.
+func TestABMatch(t *testing.T) {
+	for _, tc := range []struct {
+		query, name, unit string
+		want              bool
+	}{
+		{"*", "JobCreate/backend=stealing", "sec/op", true},
+		{".unit:sec/op", "JobCreate/backend=stealing", "sec/op", true},
+		{".unit:sec/op", "Latency/JobCreate/backend=stealing", "p99-sec", false},
+		{"/backend:stealing", "JobCreate/backend=stealing", "sec/op", true},
+		{"/backend:stealing", "JobCreate/backend=goroutine", "sec/op", false},
+		{".name:JobCreate", "JobCreate/backend=goroutine", "sec/op", true},
+		{".name:Latency .unit:p99-sec", "Latency/JobCreate/backend=stealing", "p99-sec", true},
+		{"-.name:FanOut", "FanOut/backend=stealing/n=10", "sec/op", false},
+	} {
+		f, err := benchproc.NewFilter(tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := abMatch(f, tc.name, tc.unit); got != tc.want {
+			t.Errorf("-filter %q on %s %s: %v; want %v", tc.query, tc.name, tc.unit, got, tc.want)
+		}
+	}
+}
+
+// gate -base measures only what -filter keeps: a benchmark by its sec/op
+// row, a latency sampler by any of its percentile rows.
+func TestABPlanFilter(t *testing.T) {
+	for _, tc := range []struct {
+		query         string
+		rows, latency []string
+	}{
+		{"*", []string{"AwaitPending/backend=goroutine"}, []string{"AwaitPending/backend=goroutine"}},
+		{".unit:sec/op", []string{"AwaitPending/backend=goroutine"}, nil},
+		{".unit:p99-sec", nil, []string{"AwaitPending/backend=goroutine"}},
+		{"/backend:stealing", nil, nil},
+	} {
+		f, err := benchproc.NewFilter(tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, latency, err := abGate{bench: "^AwaitPending/", backends: "goroutine", latency: 100, filter: f, filterQuery: tc.query}.plan()
+		if tc.rows == nil && tc.latency == nil {
+			if exitCode(err) != 2 || !strings.Contains(fmt.Sprint(err), "leaves no row") {
+				t.Errorf("-filter %q: %v; want a usage error", tc.query, err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(rows, tc.rows) || !slices.Equal(latency, tc.latency) {
+			t.Errorf("-filter %q: %q, %q, %v; want %q, %q", tc.query, rows, latency, err, tc.rows, tc.latency)
+		}
 	}
 }
