@@ -59,6 +59,14 @@ func TestGateABUsage(t *testing.T) {
 		{[]string{"gate"}, "gate needs -base or -baseline"},
 		{[]string{"gate", "-base", "HEAD", "-alpha", "1"}, "-alpha must be in (0, 1) with -base"},
 		{[]string{"gate", "-base", "HEAD", "-latency", "-1"}, "-latency must be >= 0"},
+		// -warm NaN, +Inf or 1e300 would overflow the warm-up count sent
+		// to the drivers (and fail late, as exit 1); the ref names no
+		// commit, so that nothing is built or run should the check be
+		// missing.
+		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-warm", "NaN"}, "-warm NaN: want a fraction"},
+		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-warm", "+Inf"}, "-warm +Inf: want a fraction"},
+		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-warm", "1e300"}, "-warm 1e+300: want a fraction"},
+		{[]string{"calibrate", "-ab", "-from-raw", "no-such-file", "-warm", "NaN"}, "-warm NaN: want a fraction"},
 		// -filter is checked before the ref (which names no commit, so
 		// that nothing is built or run should the check be missing).
 		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-filter", "((("}, "parsing -filter"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -363,5 +364,16 @@ func TestRunFirstRound(t *testing.T) {
 		FirstRound: func([]*RowResult) error { calls++; return nil }})
 	if err != nil || calls != 1 || len(res.Rows[0].Ns[0]) != 6 {
 		t.Errorf("err %v, %d calls, %d pairs; want nil, 1 call, 6 pairs", err, calls, len(res.Rows[0].Ns[0]))
+	}
+}
+
+// A warm-up fraction that is not finite, or so large that the warm-up op
+// count would overflow, is an invalid config, refused before any sample.
+func TestRunBadWarm(t *testing.T) {
+	for _, w := range []float64{math.NaN(), math.Inf(1), 1e300, MaxWarm + 1, -1} {
+		_, err := Run(context.Background(), Config{Rows: []string{"X/backend=a"}, Sides: []*Driver{nil, nil}, Rounds: 6, SampleTime: time.Millisecond, Warm: w})
+		if !errors.Is(err, ErrConfig) {
+			t.Errorf("Warm %v: %v; want ErrConfig", w, err)
+		}
 	}
 }

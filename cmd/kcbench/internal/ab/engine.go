@@ -15,6 +15,12 @@ import (
 // ErrConfig reports an invalid Config.
 var ErrConfig = errors.New("invalid A/B config")
 
+// MaxWarm is the largest Config.Warm: a warm-up of 100 samples' ops
+// before every sample is already more than any use of it, and a larger
+// fraction of a large op count would overflow the count sent to the
+// drivers.
+const MaxWarm = 100
+
 // Order is the order of the sides within the rounds.
 type Order int
 
@@ -76,7 +82,7 @@ type Config struct {
 	SampleTime time.Duration
 	FixedTime  bool
 	// Warm, when positive, runs an untimed warm-up of that fraction of
-	// a sample's ops before every sample.
+	// a sample's ops before every sample; at most MaxWarm.
 	Warm float64
 	// Order is the order of the sides in a round.
 	Order Order
@@ -161,7 +167,7 @@ func (c *Config) check() error {
 		return fmt.Errorf("%w: %d rounds with %d discarded leave fewer than %d pairs", ErrConfig, c.Rounds, c.Discard, paired.MinPairs)
 	case c.Precision > 0 && c.Budget == 0:
 		return fmt.Errorf("%w: a precision needs a budget", ErrConfig)
-	case c.SampleTime <= 0 || c.Precision < 0 || c.Budget < 0 || c.Warm < 0:
+	case c.SampleTime <= 0 || c.Precision < 0 || c.Budget < 0 || !(c.Warm >= 0 && c.Warm <= MaxWarm):
 		return fmt.Errorf("%w: sample time %v, precision %v, budget %v, warm %v", ErrConfig, c.SampleTime, c.Precision, c.Budget, c.Warm)
 	}
 	return nil
