@@ -141,3 +141,31 @@ func TestPlotAndReportCommands(t *testing.T) {
 		t.Error("a failed report left report.md behind")
 	}
 }
+
+// report writes report.md without charts for a file with nothing to
+// chart (every sec/op zero), saying why, as run's report does; plot
+// alone calls that bad input.
+func TestReportNoChartData(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "results.txt")
+	lines := strings.Repeat("BenchmarkJobCreate/backend=stealing-2 1000 0 ns/op 0 B/op 0 allocs/op\n"+
+		"BenchmarkJobCreate/backend=peer-go-2 1000 0 ns/op 0 B/op 0 allocs/op\n", 6)
+	if err := os.WriteFile(in, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	stdout, errOut, code := runCLI(t, "report", "-o", out, in)
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s%s", code, stdout, errOut)
+	}
+	md := readFile(t, filepath.Join(out, "report.md"))
+	if !strings.Contains(md, "No charts: nothing to plot: no positive sec/op or latency results.") || strings.Contains(md, ".svg") {
+		t.Errorf("report.md does not say why it has no charts, or embeds one:\n%s", md)
+	}
+	if strings.TrimSpace(stdout) != filepath.Join(out, "report.md") {
+		t.Errorf("report listed %q; want report.md only", stdout)
+	}
+	if _, _, code := runCLI(t, "plot", "-o", out, in); code != 2 {
+		t.Errorf("plot: exit %d, want 2", code)
+	}
+}
