@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
 
 func TestDispatch(t *testing.T) {
@@ -167,5 +169,23 @@ func TestReportNoChartData(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "plot", "-o", out, in); code != 2 {
 		t.Errorf("plot: exit %d, want 2", code)
+	}
+}
+
+// A file whose every line is malformed is rejected with exit 2 after its
+// syntax errors, file:line: reason, as benchstat prints them: they say
+// why there are no results.
+func TestNoResultsShowsSyntaxErrors(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "bad.txt")
+	if err := os.WriteFile(in, []byte("goos: linux\nBenchmarkA/backend=x 1 abc ns/op\nBenchmarkB/backend=x 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"compare", in}, {"gate", "-baseline", in, in}, {"report", "-o", t.TempDir(), in}} {
+		var out, errOut strings.Builder
+		err := run(&out, &errOut, cmd)
+		want := in + ":2: parsing measurement: invalid syntax\n" + in + ":3: missing measurements\n"
+		if exitCode(err) != 2 || !errors.Is(err, results.ErrNoResults) || !strings.HasPrefix(errOut.String(), want) {
+			t.Errorf("%s: exit %d, %v, stderr %q; want exit 2, ErrNoResults after\n%s", cmd[0], exitCode(err), err, errOut.String(), want)
+		}
 	}
 }
