@@ -33,7 +33,7 @@ type abFlags struct {
 
 // register adds the flags to fs with the given default rounds.
 func (f *abFlags) register(fs *flag.FlagSet, rounds int) {
-	fs.IntVar(&f.count, "count", rounds, "A/B: `rounds` per row (pairs per row; with -precision, the minimum)")
+	fs.IntVar(&f.count, "count", rounds, "A/B: `rounds` per row (pairs per row, at least 1+log2(rows/alpha) for a regression to be detectable; with -precision, the minimum)")
 	fs.DurationVar(&f.sample, "sample", 10*time.Millisecond, "A/B: length `d` of one sample (its op count is fixed per row by a first run)")
 	fs.Var(&f.precision, "precision", "A/B: keep adding rounds to the rows whose 95% interval is wider than +-this `percentage` (with -budget)")
 	fs.DurationVar(&f.budget, "budget", 0, "A/B: wall-time `limit` of the measuring; with -precision 0, run rounds until it is spent")
