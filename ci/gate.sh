@@ -8,7 +8,7 @@
 #   1  a regression, a missed spec target (JobCreate <= 450ns, AwaitCached
 #      <= 150ns), or a benchmark that fails
 #   2  bad input: a base ref that names no commit or cannot build the
-#      driver, too few pairs
+#      driver, too few pairs (a regression found wins: exit 1)
 #
 # Environment:
 #   KCBENCH_BASE        the git ref to compare with. Default: on a GitHub
@@ -40,6 +40,19 @@ cd "$(dirname "$0")/.."
 out=${KCBENCH_OUT:-reports/latest}
 mkdir -p "$out"
 
+# kcbench is built once and run as a binary: "go run" would turn every
+# non-zero exit status into 1, and the gate's 2 (could not decide) must
+# pass through. A working tree that does not build is bad input.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kcbench-gate.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+kcbench=$tmp/kcbench
+if ! go build -o "$kcbench" ./cmd/kcbench; then
+	echo "ci/gate.sh: cannot build ./cmd/kcbench" >&2
+	exit 2
+fi
+
 if [ -n "${KCBENCH_BASELINE:-}" ]; then
 	baseline=$KCBENCH_BASELINE
 	if [ ! -s "$baseline" ]; then
@@ -48,7 +61,7 @@ if [ -n "${KCBENCH_BASELINE:-}" ]; then
 	fi
 	echo "== kcbench run -o $out ${KCBENCH_RUN_FLAGS:-}"
 	# shellcheck disable=SC2086 # word splitting of the extra flags is intended
-	go run ./cmd/kcbench run -o "$out" -baseline "$baseline" ${KCBENCH_RUN_FLAGS:-}
+	"$kcbench" run -o "$out" -baseline "$baseline" ${KCBENCH_RUN_FLAGS:-}
 	run_code=$?
 	if [ "$run_code" -eq 2 ] || [ ! -s "$out/results.txt" ]; then
 		echo "ci/gate.sh: kcbench run failed (exit $run_code) without results" >&2
@@ -56,7 +69,7 @@ if [ -n "${KCBENCH_BASELINE:-}" ]; then
 	fi
 	echo "== kcbench gate -baseline $baseline $out/results.txt ${KCBENCH_GATE_FLAGS:-}"
 	# shellcheck disable=SC2086
-	go run ./cmd/kcbench gate -baseline "$baseline" ${KCBENCH_GATE_FLAGS:-} "$out/results.txt" | tee "$out/gate.txt"
+	"$kcbench" gate -baseline "$baseline" ${KCBENCH_GATE_FLAGS:-} "$out/results.txt" | tee "$out/gate.txt"
 	gate_code=${PIPESTATUS[0]}
 	if [ "$gate_code" -eq 0 ] && [ "$run_code" -ne 0 ]; then
 		echo "ci/gate.sh: the gate passed, but kcbench run reported failures (exit $run_code): see above" >&2
@@ -80,5 +93,5 @@ core='^(JobCreate|AwaitCached|AwaitPending|WaitersStorm|ChanPingPong)/|^CancelFa
 flags=(-base "$base" -bench "$core" -backends stealing,goroutine -count 60 -precision 2% -budget 12m)
 echo "== kcbench gate ${flags[*]} ${KCBENCH_GATE_FLAGS:-}"
 # shellcheck disable=SC2086
-go run ./cmd/kcbench gate "${flags[@]}" ${KCBENCH_GATE_FLAGS:-} | tee "$out/gate.txt"
+"$kcbench" gate "${flags[@]}" ${KCBENCH_GATE_FLAGS:-} | tee "$out/gate.txt"
 exit "${PIPESTATUS[0]}"

@@ -33,14 +33,14 @@ type abFlags struct {
 
 // register adds the flags to fs with the given default rounds.
 func (f *abFlags) register(fs *flag.FlagSet, rounds int) {
-	fs.IntVar(&f.count, "count", rounds, "A/B: `rounds` per row (pairs per row; with -precision, the minimum)")
+	fs.IntVar(&f.count, "count", rounds, "A/B: `rounds` per row (pairs per row, at least 1+log2(rows/alpha) for a regression to be detectable; with -precision, the minimum)")
 	fs.DurationVar(&f.sample, "sample", 10*time.Millisecond, "A/B: length `d` of one sample (its op count is fixed per row by a first run)")
 	fs.Var(&f.precision, "precision", "A/B: keep adding rounds to the rows whose 95% interval is wider than +-this `percentage` (with -budget)")
 	fs.DurationVar(&f.budget, "budget", 0, "A/B: wall-time `limit` of the measuring; with -precision 0, run rounds until it is spent")
 	fs.StringVar(&f.order, "order", "abba", "A/B: `order` of the two builds in the rounds: abba (alternating) or ab (fixed)")
 	fs.IntVar(&f.discard, "discard", 0, "A/B: drop the first `n` rounds of every row")
 	fs.IntVar(&f.respawn, "respawn", 1, "A/B: restart both builds' processes every `n` rounds (0: never), so that one process's memory layout cannot bias a whole run")
-	fs.Float64Var(&f.warm, "warm", 0, "A/B: untimed warm-up before every sample, as a `fraction` of its ops")
+	fs.Float64Var(&f.warm, "warm", 0, "A/B: untimed warm-up before every sample, as a `fraction` of its ops (0 to 100)")
 	fs.BoolVar(&f.fixedTime, "fixed-time", false, "A/B: every sample runs for -sample instead of a fixed op count")
 	fs.StringVar(&f.gogc, "gogc", "", "A/B: GOGC `value` for both builds (default: inherited)")
 	fs.StringVar(&f.gomemlimit, "gomemlimit", "", "A/B: GOMEMLIMIT `value` for both builds (default: inherited)")
@@ -62,6 +62,11 @@ func (f *abFlags) config() (ab.Config, []string, error) {
 	}
 	if f.count < 1 || f.sample <= 0 || f.budget < 0 || f.discard < 0 || f.respawn < 0 || f.warm < 0 {
 		return cfg, nil, usageError("-count must be >= 1, -sample > 0, -budget, -discard, -respawn and -warm >= 0")
+	}
+	// NaN passes the comparisons above, and a huge fraction overflows
+	// the warm-up op count the drivers are sent.
+	if !(f.warm <= ab.MaxWarm) {
+		return cfg, nil, usageError("-warm %v: want a fraction of a sample's ops from 0 to %v", f.warm, ab.MaxWarm)
 	}
 	if f.precision.v > 0 && f.budget == 0 {
 		return cfg, nil, usageError("-precision needs a -budget (the most time to spend reaching it)")

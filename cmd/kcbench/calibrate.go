@@ -38,7 +38,11 @@ row, and the noise of every row (the quartiles of the A/A pair ratios;
 per estimator its spread over the trials and its shift under the first
 slowdown); -format json; -raw saves the pairs, -from-raw judges saved
 ones. Exit 0 when at most 5% of trials raise a false alarm and some
-slowdown is detected in >= 90% of trials on every row.
+slowdown is detected in >= 90% of trials on every row, measured or
+judged from saved pairs alike. Settings under
+which the gate is blind (without -budget, -count pairs that cannot reach
+Holm's level -alpha over the rows: at least 1+log2(rows/alpha)) are a
+usage error, before anything is built.
 
 Without -ab, calibrate measures the stored-baseline gate. It runs peer-go's version of a workload (-bench) as it is, twice
 (an A/A comparison: the same build against itself), and slowed down by
@@ -59,7 +63,9 @@ a minute; raise -trials for tighter rates (each trial moves a rate by
 
 Exit status: 0 when the gate is trustworthy here (<= 5% false alarms and
 some slowdown detected in >= 90% of trials); 1 when it is not, or a run
-fails; 2 on a usage error.`,
+fails; 2 on a usage error, which includes -samples too few for -family
+(no slowdown could be detected: 6 a side reach p = 0.0022, enough for a
+family of 23).`,
 		run: runCalibrate,
 	})
 }
@@ -124,6 +130,10 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	}
 	if cfg.Trials < 1 || cfg.Samples < gate.MinSamples || cfg.Family < 1 || !(cfg.Alpha > 0 && cfg.Alpha <= 1) {
 		return usageError("-trials must be >= 1, -samples >= %d, -family >= 1 and -alpha in (0, 1]", gate.MinSamples)
+	}
+	// Samples too few for the family are known before anything runs.
+	if err := cfg.Check(); err != nil {
+		return usageError("-samples %d, -family %d: %w", cfg.Samples, cfg.Family, err)
 	}
 
 	base, err := slowedSampler(*bench, 0, *benchtime)

@@ -16,6 +16,7 @@ import (
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/calibrate"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/cpuload"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
@@ -56,6 +57,14 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 			return usageError("-ab: %s: the injected slowdown is in the kc core, which the peers do not use: choose kc backends (-backend)", it.Name())
 		}
 		rows = append(rows, it.Name())
+	}
+	// Every trial judges the rows' sec/op in one Holm family; timed rows
+	// always vary, so the family is every row. Without -budget every row
+	// gets count-discard pairs: too few for that family make every trial
+	// blind, which is known before anything is built.
+	if n, level := cfg.Rounds-cfg.Discard, c.alpha/float64(len(rows)); cfg.Budget == 0 && paired.MinP(n) > level {
+		return usageError("-ab: %w: %d pairs a row reach at best p = %.2g, above Holm's level %v/%d = %.2g over the %d rows, so no slowdown could be detected; need >= %d pairs a row: -count %d",
+			gate.ErrBlind, n, paired.MinP(n), c.alpha, len(rows), level, len(rows), paired.PairsFor(level), paired.PairsFor(level)+cfg.Discard)
 	}
 	cfg.Alpha = c.alpha
 	t0 := time.Now()
@@ -173,7 +182,18 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 	if len(trials) >= 2 {
 		res.Noise = calibrate.Noise(rows, trials)
 	}
-	if c.format == "json" {
+	return writeABCalibration(stdout, res, c.format)
+}
+
+// writeABCalibration writes res in format (text or json) and returns the
+// calibration's verdict: a failure (exit 1) when the A/B gate cannot be
+// trusted with these settings (more than 5% of the trials raised an A/A
+// false alarm, or no slowdown was detected in >= 90% of the trials on
+// every row), else nil. Measured and saved pairs (-from-raw) are judged
+// alike.
+func writeABCalibration(stdout io.Writer, res *calibrate.ABResult, format string) error {
+	var err error
+	if format == "json" {
 		err = res.WriteJSON(stdout)
 	} else {
 		err = res.WriteText(stdout)
@@ -237,7 +257,8 @@ func writeRaw(path string, rows []string, slowdowns []float64, trials []calibrat
 
 // judgeRaw prints the judgement and noise of pairs saved with -raw
 // (a comma-separated list of files with the same rows and slowdowns,
-// whose trials are pooled), without measuring anything.
+// whose trials are pooled), without measuring anything, and returns the
+// verdict of a measured calibration (writeABCalibration).
 func judgeRaw(stdout io.Writer, paths string, c abCalibration) error {
 	type rawFile struct {
 		Rows      []string
@@ -257,6 +278,9 @@ func judgeRaw(stdout io.Writer, paths string, c abCalibration) error {
 		if i > 0 && (!slices.Equal(f.Rows, raw.Rows) || !slices.Equal(f.Slowdowns, raw.Slowdowns)) {
 			return badInput(fmt.Errorf("%s: rows or slowdowns differ from the first file's", path))
 		}
+		if err := calibrate.CheckTrials(f.Rows, f.Slowdowns, f.Trials); err != nil {
+			return badInput(fmt.Errorf("%s: %w", path, err))
+		}
 		raw.Rows, raw.Slowdowns, raw.Trials = f.Rows, f.Slowdowns, append(raw.Trials, f.Trials...)
 	}
 	if len(raw.Trials) == 0 || len(raw.Rows) == 0 {
@@ -272,10 +296,7 @@ func judgeRaw(stdout io.Writer, paths string, c abCalibration) error {
 	if len(raw.Trials) >= 2 {
 		res.Noise = calibrate.Noise(raw.Rows, raw.Trials)
 	}
-	if c.format == "json" {
-		return res.WriteJSON(stdout)
-	}
-	return res.WriteText(stdout)
+	return writeABCalibration(stdout, res, c.format)
 }
 
 // tunePairs is the number of pairs of one pilot run of tuneSlowdown, and

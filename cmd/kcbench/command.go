@@ -122,10 +122,18 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 }
 
 // loadResults loads results files, printing their syntax warnings to
-// stderr. Unreadable or empty files are bad input (exit 2).
+// stderr (file:line: reason), also before the error of a file left
+// without results, which they explain. Unreadable or empty files are bad
+// input (exit 2).
 func loadResults(stderr io.Writer, paths ...string) (*results.Set, error) {
 	set, err := results.Load(paths...)
 	if err != nil {
+		var nr *results.NoResultsError
+		if errors.As(err, &nr) {
+			for _, w := range nr.Warnings {
+				fmt.Fprintln(stderr, w)
+			}
+		}
 		return nil, badInput(err)
 	}
 	for _, w := range set.Warnings {

@@ -43,10 +43,30 @@ alike, so this mode works on shared and CI machines.
 With -baseline, gate compares every benchmark of file with the same
 benchmark (same full name, same unit) in a stored baseline results
 file, unpaired; it is only valid when both files come from the same
-quiet machine, and its mde column says what it could detect.
+quiet machine, and its mde column says what it could detect. A row of
+the baseline that file lacks (a benchmark that failed or was not run, a
+changed unit) is not judged, so the gate does not pass: -filter selects a
+subset of both files on purpose. Rows only in file are new: listed, not
+judged (but their spec targets are checked).
+
+In both modes -filter (a benchfilter query, as compare's) keeps only
+the rows it matches: with -baseline, the values of both files; with
+-base, the rows by name (JobCreate/backend=stealing,
+Latency/JobCreate/backend=stealing) and unit (sec/op, p50-sec, ...),
+before anything is measured (file configuration keys match nothing
+there).
 
 Both modes print one row per benchmark and unit with its verdict: ok, improved,
-regressed, too-few-samples or target-missed.
+regressed, too-few-samples, blind or target-missed. A row is blind when its
+samples cannot reach Holm's first-step level alpha/m (m: the rows judged,
+less those equal on both sides) even if they all point one way: with -base,
+n pairs reach at best p = 2/2^n, so n must be at least 1+log2(m/alpha) (10
+pairs for 20 rows, 14 for 280); with -baseline, 6 runs a side reach 0.0022,
+enough for 23 rows. The gate cannot see a blind row regress, so it does not
+pass it: it exits 2 and says what -count would decide. With -base and
+no -budget (every row gets -count pairs), the gate stops after its first
+round when the rows that already differ between the builds are too many
+for that count.
 
 With -baseline, a benchmark regresses when its median got worse by more than
 -max-regress AND the change is significant: Mann-Whitney U test p-values,
@@ -58,9 +78,13 @@ median JobCreate sec/op must be <= 450ns and AwaitCached sec/op <= 150ns
 on every backend that is not a reference (a peer-* or the floor).
 
 Exit status: 0 when every row passes; 1 on a regression or a missed
-target; 2 on bad input: unreadable or empty files, a malformed flag, no
-benchmark in common, fewer than 6 samples on a side of a judged row,
-a -base ref that names no commit or whose code cannot build the driver.`,
+target; 2 on bad input or rows the gate could not decide: unreadable or
+empty files, a malformed flag, no benchmark in common, baseline rows
+missing from file, fewer than 6 samples on a side of a judged row, blind
+rows, a -base ref that names no commit or whose code cannot build the
+driver.
+A regression or a missed target wins over rows that could not be
+judged: the gate then exits 1, and names those rows too.`,
 		run: runGate,
 	})
 }
@@ -96,11 +120,15 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 	maxRegress := percentFlag{opts.MaxRegress}
 	fs.Var(&maxRegress, "max-regress", "largest tolerated worsening of a median, as a `percentage`")
 	fs.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "family-wise significance `level` (Holm-Bonferroni)")
-	filterFlag := fs.String("filter", "*", "judge only benchmarks matching benchfilter `query` (e.g. .unit:sec/op)")
+	filterFlag := fs.String("filter", "*", "judge only the rows matching benchfilter `query` (e.g. .unit:sec/op, /backend:stealing): with -baseline in both files, with -base by row name and unit, before measuring")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	opts.MaxRegress = maxRegress.v
+	filter, err := benchproc.NewFilter(*filterFlag)
+	if err != nil {
+		return usageError("parsing -filter: %w", err)
+	}
 	if *baseRef != "" {
 		if *baseline != "" || fs.NArg() != 0 {
 			return usageError("-base compares builds: it takes neither -baseline nor a results file")
@@ -112,7 +140,7 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 		if *latency < 0 {
 			return usageError("-latency must be >= 0, not %d", *latency)
 		}
-		return runGateAB(stdout, stderr, *baseRef, *bench, *backends, *latency, &abf, opts)
+		return runGateAB(stdout, stderr, abGate{ref: *baseRef, bench: *bench, backends: *backends, latency: *latency, filter: filter, filterQuery: *filterFlag}, &abf, opts)
 	}
 	switch {
 	case *baseline == "":
@@ -123,10 +151,6 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 		return usageError("gate needs exactly one results file, got %d", fs.NArg())
 	case !(opts.Alpha > 0 && opts.Alpha <= 1):
 		return usageError("-alpha must be in (0, 1], not %v", opts.Alpha)
-	}
-	filter, err := benchproc.NewFilter(*filterFlag)
-	if err != nil {
-		return usageError("parsing -filter: %w", err)
 	}
 	base, err := loadFiltered(stderr, *baseline, filter)
 	if err != nil {
@@ -150,14 +174,19 @@ type gateReport interface {
 }
 
 // writeGate writes rep to stdout and returns its exit status as an
-// error: bad input (2) for rows that could not be judged, failure (1)
-// for failing rows, nil when every row passes.
+// error: failure (1) for failing rows (a regression or a missed target,
+// even when other rows could not be judged: what was found is reported),
+// else bad input (2) for rows that could not be judged, could not have
+// shown a regression (blind) or are missing from the current results, nil
+// when every row passes.
 func writeGate(stdout io.Writer, rep gateReport) error {
 	if err := rep.WriteText(stdout); err != nil {
 		return err
 	}
 	switch err := rep.Err(); {
-	case errors.Is(err, gate.ErrTooFewSamples):
+	case errors.Is(err, gate.ErrFailed):
+		return failure(err)
+	case errors.Is(err, gate.ErrTooFewSamples), errors.Is(err, gate.ErrBlind), errors.Is(err, gate.ErrMissing):
 		return badInput(err)
 	case err != nil:
 		return failure(err)

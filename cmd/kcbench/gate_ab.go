@@ -8,33 +8,43 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchproc"
 	"golang.org/x/perf/benchunit"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/cpuload"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/runner"
 )
 
-// runGateAB implements "kcbench gate -base ref"; latency is the -latency
-// sample count (0: no latency rows).
-func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, latency int, f *abFlags, opts gate.Options) error {
+// abGate is what "kcbench gate -base" was asked to gate.
+type abGate struct {
+	ref             string // the base git ref
+	bench, backends string // -bench and -backends, as for run
+	latency         int    // -latency samples (0: no latency rows)
+	// filter keeps the rows it matches by name and unit (-filter, whose
+	// text is filterQuery).
+	filter      *benchproc.Filter
+	filterQuery string
+}
+
+// runGateAB implements "kcbench gate -base ref".
+func runGateAB(stdout, stderr io.Writer, g abGate, f *abFlags, opts gate.Options) error {
+	ref := g.ref
 	cfg, env, err := f.config()
 	if err != nil {
 		return err
 	}
-	items, err := planRun(runFlags{bench: bench, backends: backends, count: 1, benchtime: "1x", watchdog: 1, latency: latency})
-	if err != nil {
+	if cfg.Rows, cfg.Latency, err = g.plan(); err != nil {
 		return err
 	}
-	for _, it := range items {
-		cfg.Rows = append(cfg.Rows, it.Name())
-	}
-	if latency > 0 {
-		cfg.Latency, cfg.LatencySamples = latencySamplers(items), latency
-	}
+	cfg.LatencySamples = g.latency
 	cfg.Alpha = opts.Alpha
 	// An interrupt stops the measuring between two samples, so that the
 	// worktree, the drivers and the temporary files are cleaned up.
@@ -75,21 +85,91 @@ func runGateAB(stdout, stderr io.Writer, ref, bench, backends string, latency in
 	if cfg.Rows, cfg.Latency, err = commonRows(drivers, cfg.Rows, cfg.Latency, stderr); err != nil {
 		return err
 	}
+	if cfg.Budget == 0 {
+		// Every row gets the same pairs: the first round can show that
+		// they are too few for the rows that vary.
+		cfg.FirstRound = blindEarly(g.filter, cfg.Rounds-cfg.Discard, opts.Alpha, cfg.Discard)
+	}
 	meter, merr := cpuload.Start()
 	res, err := ab.Run(ctx, cfg)
-	if err != nil {
+	switch {
+	case errors.Is(err, gate.ErrBlind):
+		return badInput(err)
+	case err != nil:
 		return failure(err)
 	}
 	closeDrivers(drivers) // waited for, their CPU time is kcbench's own
 	load := loadLine(meter, merr)
 	var inputs []gate.ABInput
 	for _, r := range res.Rows {
-		// benchfmt's tidying: ns/op is sec/op, p50-ns is p50-sec.
-		scale, unit := benchunit.Tidy(1, r.Unit)
+		scale, unit, ok := abKept(g.filter, r)
+		if !ok {
+			continue // a latency percentile -filter leaves out
+		}
 		inputs = append(inputs, gate.ABInput{Name: r.Name, Unit: unit, Base: scaled(r.Ns[0], scale), Head: scaled(r.Ns[1], scale)})
 	}
-	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed, Load: load}, opts)
+	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed, Load: load, Discard: cfg.Discard}, opts)
 	return writeGate(stdout, rep)
+}
+
+// plan returns the benchmarks and the latency samplers to measure: those
+// of -bench and -backends (the samplers only with -latency) that -filter
+// keeps, a benchmark by its sec/op row, a sampler by any of its
+// percentile rows. A selection -filter empties is a usage error.
+func (g abGate) plan() (rows, latency []string, err error) {
+	items, err := planRun(runFlags{bench: g.bench, backends: g.backends, count: 1, benchtime: "1x", watchdog: 1, latency: g.latency})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, it := range items {
+		if abMatch(g.filter, it.Name(), results.SecPerOp) {
+			rows = append(rows, it.Name())
+		}
+	}
+	if g.latency > 0 {
+		for _, l := range latencySamplers(items) {
+			if slices.ContainsFunc(results.LatencyUnits, func(u string) bool { return abMatch(g.filter, ab.LatencyPrefix+l, u) }) {
+				latency = append(latency, l)
+			}
+		}
+	}
+	if len(rows)+len(latency) == 0 {
+		return nil, nil, usageError("-filter %q leaves no row of the selected benchmarks", g.filterQuery)
+	}
+	return rows, latency, nil
+}
+
+// abMatch reports whether filter keeps the A/B row name in unit (a
+// tidied unit), as it would keep that benchmark's values of unit in a
+// results file (without the -GOMAXPROCS suffix of its name, and without
+// file configuration).
+func abMatch(filter *benchproc.Filter, name, unit string) bool {
+	res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: 1, Unit: unit}}}
+	ok, _ := filter.Apply(res)
+	return ok
+}
+
+// abKept returns the tidied unit of a measured row (benchfmt's tidying:
+// ns/op is sec/op, p50-ns is p50-sec) and the scale to it, and whether
+// filter keeps the row.
+func abKept(filter *benchproc.Filter, r *ab.RowResult) (scale float64, unit string, ok bool) {
+	scale, unit = benchunit.Tidy(1, r.Unit)
+	return scale, unit, abMatch(filter, r.Name, unit)
+}
+
+// blindEarly returns the ab.Config.FirstRound of a run whose rows all get
+// n pairs: gate.ABBlindEarly on the first pair of every row that filter
+// keeps (the rows to be judged).
+func blindEarly(filter *benchproc.Filter, n int, alpha float64, discard int) func([]*ab.RowResult) error {
+	return func(rows []*ab.RowResult) error {
+		var first []paired.Pair
+		for _, r := range rows {
+			if _, _, ok := abKept(filter, r); ok {
+				first = append(first, r.Pairs(1)[0])
+			}
+		}
+		return gate.ABBlindEarly(first, n, alpha, discard)
+	}
 }
 
 // latencySamplers returns the latency samplers of the planned items, in

@@ -12,7 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/perf/benchproc"
+
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/runner"
 )
@@ -56,9 +59,30 @@ func TestGateABUsage(t *testing.T) {
 		{[]string{"gate"}, "gate needs -base or -baseline"},
 		{[]string{"gate", "-base", "HEAD", "-alpha", "1"}, "-alpha must be in (0, 1) with -base"},
 		{[]string{"gate", "-base", "HEAD", "-latency", "-1"}, "-latency must be >= 0"},
+		// -warm NaN, +Inf or 1e300 would overflow the warm-up count sent
+		// to the drivers (and fail late, as exit 1); the ref names no
+		// commit, so that nothing is built or run should the check be
+		// missing.
+		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-warm", "NaN"}, "-warm NaN: want a fraction"},
+		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-warm", "+Inf"}, "-warm +Inf: want a fraction"},
+		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-warm", "1e300"}, "-warm 1e+300: want a fraction"},
+		{[]string{"calibrate", "-ab", "-from-raw", "no-such-file", "-warm", "NaN"}, "-warm NaN: want a fraction"},
+		// -filter is checked before the ref (which names no commit, so
+		// that nothing is built or run should the check be missing).
+		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-filter", "((("}, "parsing -filter"},
+		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-bench", "^JobCreate/", "-filter", "/backend:no-such-backend"}, `-filter "/backend:no-such-backend" leaves no row`},
 		{[]string{"calibrate", "-ab", "-alpha", "1"}, "-alpha in (0, 1)"},
 		{[]string{"calibrate", "-ab", "-backend", "peer-go"}, "the peers do not use"},
 		{[]string{"calibrate", "-ab", "-format", "xml"}, `-format "xml"`},
+		// Blind calibrations, known before anything is built or run: 6
+		// pairs cannot reach 0.05 over 2 rows, nor 6 values a side
+		// 0.05/280. (The other flags keep the work small should the
+		// check ever be missing.)
+		{[]string{"calibrate", "-ab", "-bench", "^AwaitCached/", "-backend", "stealing,goroutine", "-count", "6",
+			"-trials", "1", "-sample", "1ms", "-slowdowns", "none"}, "cannot detect a regression: 6 pairs a row reach at best p = 0.031"},
+		{[]string{"calibrate", "-ab", "-bench", "^AwaitCached/", "-backend", "stealing,goroutine", "-count", "8", "-discard", "2",
+			"-trials", "1", "-sample", "1ms", "-slowdowns", "none"}, "need >= 7 pairs a row: -count 9"},
+		{[]string{"calibrate", "-samples", "6", "-family", "280", "-trials", "1", "-benchtime", "1x", "-slowdowns", "10%"}, "need >= 8 samples a side"},
 	} {
 		_, _, code, msg := runErr(tc.args...)
 		if code != 2 || !strings.Contains(msg, tc.want) {
@@ -193,21 +217,22 @@ func TestCommonRows(t *testing.T) {
 
 // TestGateABLatency gates one latency workload on one backend: its
 // sec/op row and its four percentile rows, judged in one family, named
-// as run's latency lines with the units results files tidy them to.
+// as run's latency lines with the units results files tidy them to (8
+// pairs: 6 cannot reach Holm's first step over 5 rows).
 func TestGateABLatency(t *testing.T) {
 	needGit(t)
 	out, errOut, code, msg := runErr("gate", "-base", "HEAD", "-bench", "^AwaitPending/", "-backends", "goroutine",
-		"-count", "6", "-sample", "1ms", "-latency", "200")
+		"-count", "8", "-sample", "1ms", "-latency", "200")
 	if code != 0 && code != 1 {
 		t.Fatalf("exit %d: %s\n%s%s", code, msg, out, errOut)
 	}
 	res := []string{
 		`(?m)^5 rows, max regression 5%, alpha 0\.05 \(Holm over 5 rows\); ratio = head/base of each row's unit,`,
-		`(?m)^AwaitPending/backend=goroutine\s+sec/op\s+.*\s6\s+(ok|improved|regressed)$`,
+		`(?m)^AwaitPending/backend=goroutine\s+sec/op\s+.*\s8\s+(ok|improved|regressed)$`,
 	}
 	for _, u := range results.LatencyUnits {
 		res = append(res, `(?m)^Latency/AwaitPending/backend=goroutine\s+`+regexp.QuoteMeta(u)+
-			`\s+\S+\s+\S+\s+\d+\.\d{3}\s+\[\d+\.\d{3}, \d+\.\d{3}\]\s+±(\d+\.\d%|\+Inf)\s+\S+\s+\S+\s+6\s+(ok|improved|regressed)$`)
+			`\s+\S+\s+\S+\s+\d+\.\d{3}\s+\[\d+\.\d{3}, \d+\.\d{3}\]\s+±\d+\.\d%\s+\S+\s+\S+\s+8\s+(ok|improved|regressed)$`)
 	}
 	res = append(res, `(?m)^(PASS: 5 rows|FAIL: [1-5] of 5 rows)$`)
 	for _, re := range res {
@@ -240,5 +265,105 @@ func TestCalibrateAB(t *testing.T) {
 	// -tune (the default) measured the slowdown build in a pilot first.
 	if re := `(?m)^JobCreate/backend=goroutine \+50%: pilot 1: [1-9]\d* steps a call measured [+-]\d+\.\d%$`; !regexp.MustCompile(re).MatchString(errOut) {
 		t.Errorf("progress does not match %s:\n%s", re, errOut)
+	}
+}
+
+// A gate -base run whose first round shows it blind stops there: two rows
+// that differ between the builds cannot get below Holm's 0.05/2 with 6
+// pairs, so the gate exits 2 asking for -count 7, without a report.
+func TestGateABBlindStopsEarly(t *testing.T) {
+	needGit(t)
+	out, errOut, code, msg := runErr("gate", "-base", "HEAD", "-bench", "^AwaitCached/", "-backends", "goroutine,stealing",
+		"-count", "6", "-sample", "1ms", "-latency", "0")
+	if code != 2 || !strings.Contains(msg, "cannot detect a regression: after the first round 2 rows already differ") ||
+		!strings.Contains(msg, "need >= 7 pairs a row: -count 7") {
+		t.Fatalf("exit %d, %q; want exit 2 asking for -count 7\n%s%s", code, msg, out, errOut)
+	}
+	if out != "" || strings.Contains(errOut, "round 2") {
+		t.Errorf("the run went on past its first round:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+}
+
+// blindEarly hands the first pair of every row that -filter keeps to
+// gate.ABBlindEarly.
+func TestBlindEarly(t *testing.T) {
+	rows := []*ab.RowResult{
+		{Name: "A/backend=x", Unit: "ns/op", Ns: [][]float64{{100}, {110}}},
+		{Name: "B/backend=x", Unit: "ns/op", Ns: [][]float64{{100}, {90}}},
+		{Name: "C/backend=x", Unit: "ns/op", Ns: [][]float64{{100}, {100}}},
+		{Name: "Latency/A/backend=x", Unit: "p50-ns", Ns: [][]float64{{100}, {90}}},
+		{Name: "Latency/A/backend=x", Unit: "p90-ns", Ns: [][]float64{{200}, {190}}},
+	}
+	all, err := benchproc.NewFilter("*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := blindEarly(all, 6, 0.05, 1)(rows); !errors.Is(err, gate.ErrBlind) || !strings.Contains(err.Error(), "4 rows already differ") || !strings.Contains(err.Error(), "-count 9") {
+		t.Errorf("blindEarly = %v; want ErrBlind over 4 rows, -count 9", err)
+	}
+	if err := blindEarly(all, 7, 0.05, 1)(rows); !errors.Is(err, gate.ErrBlind) {
+		t.Errorf("7 pairs, 4 rows: %v; want ErrBlind", err)
+	}
+	secs, err := benchproc.NewFilter(".unit:sec/op")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := blindEarly(secs, 7, 0.05, 1)(rows); err != nil {
+		t.Errorf("7 pairs, 2 rows once -filter .unit:sec/op leaves out the latency row: %v", err)
+	}
+}
+
+// -filter keeps the A/B rows it matches by name and unit, as it keeps
+// the values of a results file.
+func TestABMatch(t *testing.T) {
+	for _, tc := range []struct {
+		query, name, unit string
+		want              bool
+	}{
+		{"*", "JobCreate/backend=stealing", "sec/op", true},
+		{".unit:sec/op", "JobCreate/backend=stealing", "sec/op", true},
+		{".unit:sec/op", "Latency/JobCreate/backend=stealing", "p99-sec", false},
+		{"/backend:stealing", "JobCreate/backend=stealing", "sec/op", true},
+		{"/backend:stealing", "JobCreate/backend=goroutine", "sec/op", false},
+		{".name:JobCreate", "JobCreate/backend=goroutine", "sec/op", true},
+		{".name:Latency .unit:p99-sec", "Latency/JobCreate/backend=stealing", "p99-sec", true},
+		{"-.name:FanOut", "FanOut/backend=stealing/n=10", "sec/op", false},
+	} {
+		f, err := benchproc.NewFilter(tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := abMatch(f, tc.name, tc.unit); got != tc.want {
+			t.Errorf("-filter %q on %s %s: %v; want %v", tc.query, tc.name, tc.unit, got, tc.want)
+		}
+	}
+}
+
+// gate -base measures only what -filter keeps: a benchmark by its sec/op
+// row, a latency sampler by any of its percentile rows.
+func TestABPlanFilter(t *testing.T) {
+	for _, tc := range []struct {
+		query         string
+		rows, latency []string
+	}{
+		{"*", []string{"AwaitPending/backend=goroutine"}, []string{"AwaitPending/backend=goroutine"}},
+		{".unit:sec/op", []string{"AwaitPending/backend=goroutine"}, nil},
+		{".unit:p99-sec", nil, []string{"AwaitPending/backend=goroutine"}},
+		{"/backend:stealing", nil, nil},
+	} {
+		f, err := benchproc.NewFilter(tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, latency, err := abGate{bench: "^AwaitPending/", backends: "goroutine", latency: 100, filter: f, filterQuery: tc.query}.plan()
+		if tc.rows == nil && tc.latency == nil {
+			if exitCode(err) != 2 || !strings.Contains(fmt.Sprint(err), "leaves no row") {
+				t.Errorf("-filter %q: %v; want a usage error", tc.query, err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(rows, tc.rows) || !slices.Equal(latency, tc.latency) {
+			t.Errorf("-filter %q: %q, %q, %v; want %q, %q", tc.query, rows, latency, err, tc.rows, tc.latency)
+		}
 	}
 }

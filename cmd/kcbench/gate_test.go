@@ -111,3 +111,75 @@ func TestGateTooFewNamesRow(t *testing.T) {
 		t.Fatalf("err = %v (exit %d), want exit 2 naming the row", err, exitCode(err))
 	}
 }
+
+// A regression found wins over a row that could not be judged: the gate
+// exits 1 and its message names both.
+func TestGateRegressionWinsOverUndecided(t *testing.T) {
+	dir := t.TempDir()
+	few := strings.Repeat("BenchmarkFanOut/backend=vcore/n=10-2 1 5000 ns/op\n", 3)
+	base := benchFile(t, dir, "base.txt", 1, 10, good, strings.Repeat("BenchmarkFanOut/backend=vcore/n=10-2 1 5000 ns/op\n", 10))
+	cur := benchFile(t, dir, "cur.txt", 3, 10, with(good, "FanOut/backend=stealing/n=10", 6000), few)
+	out, _, code, msg := runErr("gate", "-baseline", base, cur)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s\n%s", code, msg, out)
+	}
+	for _, s := range []string{"gate failed: 1 row(s): FanOut/backend=stealing/n=10-2 sec/op", "too few samples", "FanOut/backend=vcore/n=10-2 sec/op"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("error %q lacks %q", msg, s)
+		}
+	}
+	if !strings.Contains(out, "FAIL FanOut/backend=vcore/n=10-2 sec/op: too-few-samples") {
+		t.Errorf("the undecided row is not in the report:\n%s", out)
+	}
+}
+
+// A stored-baseline gate whose rows cannot be significant does not pass:
+// 6 against 6 values reach at best p = 0.0022, above Holm's first step
+// over 25 rows, so even a row that doubled is blind, and the gate exits
+// 2 saying how many values a side would decide.
+func TestGateBlindExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	benches := map[string]float64{}
+	for k := range 25 {
+		benches[fmt.Sprintf("ChanPingPong/backend=b%02d", k)] = 1000
+	}
+	base := benchFile(t, dir, "base.txt", 1, 6, benches, "")
+	cur := benchFile(t, dir, "cur.txt", 2, 6, with(benches, "ChanPingPong/backend=b00", 2000), "")
+	out, _, code, msg := runErr("gate", "-baseline", base, cur)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s\n%s", code, msg, out)
+	}
+	for _, s := range []string{"cannot detect a regression", "need >= 7 a side", "ChanPingPong/backend=b00-2 sec/op"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("error %q lacks %q", msg, s)
+		}
+	}
+	if !strings.Contains(out, "FAIL ChanPingPong/backend=b00-2 sec/op: blind: 6+6 values reach at best p = 0.0022") {
+		t.Errorf("report:\n%s", out)
+	}
+	// 7 values a side decide: the doubling regresses.
+	base = benchFile(t, dir, "base7.txt", 1, 7, benches, "")
+	cur = benchFile(t, dir, "cur7.txt", 2, 7, with(benches, "ChanPingPong/backend=b00", 2000), "")
+	if out, _, code, msg := runErr("gate", "-baseline", base, cur); code != 1 || !strings.Contains(out, "FAIL ChanPingPong/backend=b00-2 sec/op: regressed") {
+		t.Errorf("7 a side: exit %d (%s)\n%s", code, msg, out)
+	}
+}
+
+// A baseline row missing from the current results fails the gate with
+// exit 2, naming it and -filter; rows that -filter leaves out of both
+// files are not missing.
+func TestGateMissingRows(t *testing.T) {
+	dir := t.TempDir()
+	base := benchFile(t, dir, "base.txt", 1, 10, good, "")
+	partial := maps.Clone(good)
+	delete(partial, "FanOut/backend=stealing/n=10")
+	cur := benchFile(t, dir, "cur.txt", 2, 10, partial, "")
+	out, _, code, msg := runErr("gate", "-baseline", base, cur)
+	if code != 2 || !strings.Contains(msg, "baseline rows missing from the current results") ||
+		!strings.Contains(msg, "FanOut/backend=stealing/n=10-2 sec/op") || !strings.Contains(msg, "-filter") {
+		t.Fatalf("exit %d, %q; want exit 2 naming the missing rows and -filter\n%s", code, msg, out)
+	}
+	if out, _, code, msg := runErr("gate", "-baseline", base, "-filter", "-.name:FanOut", cur); code != 0 {
+		t.Errorf("-filter leaving FanOut out: exit %d, %s\n%s", code, msg, out)
+	}
+}

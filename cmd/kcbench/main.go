@@ -25,7 +25,10 @@
 //
 // Exit status: 0 on success, 1 when a command fails (for gate: a
 // regression or a missed spec target), 2 on a usage error or bad input
-// (unreadable or empty files, malformed flags, too few samples).
+// (unreadable or empty files, malformed flags) and, for gate, when it
+// could not decide (too few samples, blind rows, baseline rows missing
+// from the results); a gate run that found a regression exits 1 even if
+// it could not decide other rows.
 package main
 
 import (

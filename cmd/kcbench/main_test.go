@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
 
 func TestDispatch(t *testing.T) {
@@ -139,5 +141,51 @@ func TestPlotAndReportCommands(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(empty, "report.md")); err == nil {
 		t.Error("a failed report left report.md behind")
+	}
+}
+
+// report writes report.md without charts for a file with nothing to
+// chart (every sec/op zero), saying why, as run's report does; plot
+// alone calls that bad input.
+func TestReportNoChartData(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "results.txt")
+	lines := strings.Repeat("BenchmarkJobCreate/backend=stealing-2 1000 0 ns/op 0 B/op 0 allocs/op\n"+
+		"BenchmarkJobCreate/backend=peer-go-2 1000 0 ns/op 0 B/op 0 allocs/op\n", 6)
+	if err := os.WriteFile(in, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	stdout, errOut, code := runCLI(t, "report", "-o", out, in)
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s%s", code, stdout, errOut)
+	}
+	md := readFile(t, filepath.Join(out, "report.md"))
+	if !strings.Contains(md, "No charts: nothing to plot: no positive sec/op or latency results.") || strings.Contains(md, ".svg") {
+		t.Errorf("report.md does not say why it has no charts, or embeds one:\n%s", md)
+	}
+	if strings.TrimSpace(stdout) != filepath.Join(out, "report.md") {
+		t.Errorf("report listed %q; want report.md only", stdout)
+	}
+	if _, _, code := runCLI(t, "plot", "-o", out, in); code != 2 {
+		t.Errorf("plot: exit %d, want 2", code)
+	}
+}
+
+// A file whose every line is malformed is rejected with exit 2 after its
+// syntax errors, file:line: reason, as benchstat prints them: they say
+// why there are no results.
+func TestNoResultsShowsSyntaxErrors(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "bad.txt")
+	if err := os.WriteFile(in, []byte("goos: linux\nBenchmarkA/backend=x 1 abc ns/op\nBenchmarkB/backend=x 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"compare", in}, {"gate", "-baseline", in, in}, {"report", "-o", t.TempDir(), in}} {
+		var out, errOut strings.Builder
+		err := run(&out, &errOut, cmd)
+		want := in + ":2: parsing measurement: invalid syntax\n" + in + ":3: missing measurements\n"
+		if exitCode(err) != 2 || !errors.Is(err, results.ErrNoResults) || !strings.HasPrefix(errOut.String(), want) {
+			t.Errorf("%s: exit %d, %v, stderr %q; want exit 2, ErrNoResults after\n%s", cmd[0], exitCode(err), err, errOut.String(), want)
+		}
 	}
 }

@@ -29,7 +29,9 @@ unit, the minimum detectable effect (MDE, 90% power) of sec/op, the
 sec/op ratio to every peer present and to the floor paired by round with
 its 95% interval and MDE, and with -baseline the change against the
 baseline and its MDE), the latency percentiles, and the charts of
-"kcbench plot", which it also draws into <dir> unless -plots=false.
+"kcbench plot", which it also draws into <dir> unless -plots=false (a
+file with nothing to chart gets the report without charts, which says
+why).
 docs/gate.md explains the statistics.
 It prints the files it wrote, one per line.`,
 		run: runReport,
@@ -70,7 +72,13 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	}
 	var written []string
 	if *withPlots {
-		if written, err = plot.Write(*dir, set); err != nil {
+		// Nothing to chart is no reason to withhold the tables: the
+		// report says why it has no charts, as run's does.
+		written, err = plot.Write(*dir, set)
+		switch {
+		case errors.Is(err, plot.ErrNoData):
+			opts.Plots, opts.NoCharts = false, err.Error()
+		case err != nil:
 			return err
 		}
 	}

@@ -112,6 +112,9 @@ func benchmarkAndReport(stderr io.Writer, items []runner.Item, f runFlags) ([]st
 		return written, errors.Join(runErr, err)
 	}
 	opts.Plots = err == nil
+	if err != nil { // plot.ErrNoData: the report says so
+		opts.NoCharts = err.Error()
+	}
 	path, err := writeReport(f.dir, set, opts)
 	if err != nil {
 		return written, errors.Join(runErr, err)

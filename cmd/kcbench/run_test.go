@@ -132,8 +132,8 @@ func TestCIFiles(t *testing.T) {
 		}
 	}
 	sh := readFile(t, filepath.Join("..", "..", "ci", "gate.sh"))
-	for _, want := range []string{"./cmd/kcbench gate \"${flags[@]}\"", "-base \"$base\"", "-precision 2% -budget 12m", "GITHUB_BASE_REF",
-		"./cmd/kcbench run", "./cmd/kcbench gate -baseline", "KCBENCH_BASELINE", "reports/baseline/machine.md"} {
+	for _, want := range []string{"go build -o \"$kcbench\" ./cmd/kcbench", "\"$kcbench\" gate \"${flags[@]}\"", "-base \"$base\"", "-precision 2% -budget 12m", "GITHUB_BASE_REF",
+		"\"$kcbench\" run", "\"$kcbench\" gate -baseline", "KCBENCH_BASELINE", "reports/baseline/machine.md"} {
 		if !strings.Contains(sh, want) {
 			t.Errorf("ci/gate.sh lacks %q", want)
 		}

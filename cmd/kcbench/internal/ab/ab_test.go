@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,5 +297,83 @@ func TestRunCancelled(t *testing.T) {
 	_, err := Run(ctx, Config{Rows: []string{"AwaitCached/backend=goroutine"}, Sides: []*Driver{a, b}, Rounds: 6, SampleTime: time.Millisecond})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v; want context.Canceled", err)
+	}
+}
+
+// fakeDrivers starts two drivers of a shell script that answers every
+// bench request with an op count of 1000 and a cost that grows by one
+// nanosecond per request from 100, plus FAKE_OFFSET (0 for the first
+// driver, 1 for the second, so that the pairs differ).
+func fakeDrivers(t *testing.T) []*Driver {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake driver is a shell script")
+	}
+	path := filepath.Join(t.TempDir(), "driver")
+	script := fmt.Sprintf(`#!/bin/sh
+echo 'ready kcbench-abdriver/%d go0 procs=1 kcslow=off'
+i=100
+while read verb name rest; do
+	case "$verb" in
+	quit) exit 0 ;;
+	bench) i=$((i+1)); echo "ok 1000 $((i+FAKE_OFFSET)) 0" ;;
+	*) echo "err no $name here" ;;
+	esac
+done
+`, Protocol)
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var ds []*Driver
+	for i, label := range []string{"A", "B"} {
+		d, err := Start(path, label, []string{fmt.Sprintf("FAKE_OFFSET=%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// FirstRound sees every row once, after the first kept round, with one
+// value a side; its error stops the run there.
+func TestRunFirstRound(t *testing.T) {
+	rows := []string{"X/backend=a", "Y/backend=a"}
+	var calls, rounds int
+	stop := errors.New("stop")
+	_, err := Run(context.Background(), Config{Rows: rows, Sides: fakeDrivers(t), Rounds: 8, Discard: 2, SampleTime: time.Millisecond, Respawn: 0,
+		Progress: func(p Progress) { rounds = p.Round },
+		FirstRound: func(got []*RowResult) error {
+			calls++
+			if len(got) != 2 || got[0].Name != rows[0] || got[1].Name != rows[1] {
+				t.Errorf("FirstRound rows %v; want %q", got, rows)
+			}
+			for _, r := range got {
+				if len(r.Ns[0]) != 1 || len(r.Ns[1]) != 1 || r.Ns[0][0] == r.Ns[1][0] {
+					t.Errorf("%s: values %v; want one a side, differing", r.Name, r.Ns)
+				}
+			}
+			return stop
+		}})
+	if !errors.Is(err, stop) || calls != 1 || rounds != 2 {
+		t.Errorf("err %v, %d calls, %d rounds reported; want the hook's error after 1 call, in round 3 (the first kept)", err, calls, rounds)
+	}
+	calls = 0
+	res, err := Run(context.Background(), Config{Rows: rows, Sides: fakeDrivers(t), Rounds: 8, Discard: 2, SampleTime: time.Millisecond,
+		FirstRound: func([]*RowResult) error { calls++; return nil }})
+	if err != nil || calls != 1 || len(res.Rows[0].Ns[0]) != 6 {
+		t.Errorf("err %v, %d calls, %d pairs; want nil, 1 call, 6 pairs", err, calls, len(res.Rows[0].Ns[0]))
+	}
+}
+
+// A warm-up fraction that is not finite, or so large that the warm-up op
+// count would overflow, is an invalid config, refused before any sample.
+func TestRunBadWarm(t *testing.T) {
+	for _, w := range []float64{math.NaN(), math.Inf(1), 1e300, MaxWarm + 1, -1} {
+		_, err := Run(context.Background(), Config{Rows: []string{"X/backend=a"}, Sides: []*Driver{nil, nil}, Rounds: 6, SampleTime: time.Millisecond, Warm: w})
+		if !errors.Is(err, ErrConfig) {
+			t.Errorf("Warm %v: %v; want ErrConfig", w, err)
+		}
 	}
 }

@@ -15,6 +15,12 @@ import (
 // ErrConfig reports an invalid Config.
 var ErrConfig = errors.New("invalid A/B config")
 
+// MaxWarm is the largest Config.Warm: a warm-up of 100 samples' ops
+// before every sample is already more than any use of it, and a larger
+// fraction of a large op count would overflow the count sent to the
+// drivers.
+const MaxWarm = 100
+
 // Order is the order of the sides within the rounds.
 type Order int
 
@@ -76,7 +82,7 @@ type Config struct {
 	SampleTime time.Duration
 	FixedTime  bool
 	// Warm, when positive, runs an untimed warm-up of that fraction of
-	// a sample's ops before every sample.
+	// a sample's ops before every sample; at most MaxWarm.
 	Warm float64
 	// Order is the order of the sides in a round.
 	Order Order
@@ -97,6 +103,13 @@ type Config struct {
 	Alpha float64
 	// Progress, if not nil, is called after every round.
 	Progress func(Progress)
+	// FirstRound, if not nil, is called once, after the first kept
+	// round (the first after Discard), with every row as it stands then:
+	// one value per side, benchmarks first, then latency rows, as in
+	// Result.Rows. A non-nil error stops Run, which returns it: a caller
+	// that can tell from the first pairs that the run cannot serve (too
+	// few rounds for the rows that vary) need not measure the rest.
+	FirstRound func(rows []*RowResult) error
 }
 
 // Progress describes the state after a round.
@@ -154,7 +167,7 @@ func (c *Config) check() error {
 		return fmt.Errorf("%w: %d rounds with %d discarded leave fewer than %d pairs", ErrConfig, c.Rounds, c.Discard, paired.MinPairs)
 	case c.Precision > 0 && c.Budget == 0:
 		return fmt.Errorf("%w: a precision needs a budget", ErrConfig)
-	case c.SampleTime <= 0 || c.Precision < 0 || c.Budget < 0 || c.Warm < 0:
+	case c.SampleTime <= 0 || c.Precision < 0 || c.Budget < 0 || !(c.Warm >= 0 && c.Warm <= MaxWarm):
 		return fmt.Errorf("%w: sample time %v, precision %v, budget %v, warm %v", ErrConfig, c.SampleTime, c.Precision, c.Budget, c.Warm)
 	}
 	return nil
@@ -212,6 +225,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 		}
 		res.Rounds = round + 1
+		if round == cfg.Discard && cfg.FirstRound != nil {
+			var rows []*RowResult
+			for _, s := range samplers {
+				rows = append(rows, s.rows...)
+			}
+			if err := cfg.FirstRound(rows); err != nil {
+				return nil, err
+			}
+		}
 		if cfg.Respawn > 0 && (round+1)%cfg.Respawn == 0 {
 			for _, d := range cfg.Sides {
 				if err := d.Restart(); err != nil {

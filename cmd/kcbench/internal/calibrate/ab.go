@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,6 +21,39 @@ type ABTrial struct {
 	AA [][]paired.Pair
 	// Slowed[slowdown][row] are the pairs of A against the slowed build.
 	Slowed [][][]paired.Pair
+}
+
+// ErrTrialShape reports A/B trials that do not hold one list of pairs per
+// row for the A/A comparison and for every slowdown, or slowdowns that
+// are not positive.
+var ErrTrialShape = errors.New("trials do not match the rows and slowdowns")
+
+// CheckTrials reports, as an error wrapping ErrTrialShape, trials that
+// JudgeAB and Noise cannot use with these rows and slowdowns: every
+// trial must have len(rows) lists of pairs in AA, and len(slowdowns)
+// entries in Slowed of len(rows) lists each; every slowdown must be
+// positive and finite. Trials saved with -raw and read back (judged
+// with -from-raw) must pass it before they are judged.
+func CheckTrials(rows []string, slowdowns []float64, trials []ABTrial) error {
+	for _, s := range slowdowns {
+		if !(s > 0) || math.IsInf(s, 1) {
+			return fmt.Errorf("%w: slowdown %v is not a positive fraction", ErrTrialShape, s)
+		}
+	}
+	for t, tr := range trials {
+		if len(tr.AA) != len(rows) {
+			return fmt.Errorf("%w: trial %d has %d A/A lists of pairs for %d rows", ErrTrialShape, t+1, len(tr.AA), len(rows))
+		}
+		if len(tr.Slowed) != len(slowdowns) {
+			return fmt.Errorf("%w: trial %d has %d slowed comparisons for %d slowdowns", ErrTrialShape, t+1, len(tr.Slowed), len(slowdowns))
+		}
+		for k, sl := range tr.Slowed {
+			if len(sl) != len(rows) {
+				return fmt.Errorf("%w: trial %d, slowdown %g%%: %d lists of pairs for %d rows", ErrTrialShape, t+1, 100*slowdowns[k], len(sl), len(rows))
+			}
+		}
+	}
+	return nil
 }
 
 // An ABRowSetup says how a row's slowdowns were made.
@@ -84,7 +118,8 @@ type ABResult struct {
 // JudgeAB judges every trial as a gate run would: the A/A comparison of
 // all rows at once (Holm across the rows), and for every slowdown and
 // row, that row slowed among the other rows' A/A pairs (so the Holm
-// family is the same as a gate run in which one row regressed).
+// family is the same as a gate run in which one row regressed). The
+// trials must pass CheckTrials with setup's rows and slowdowns.
 func JudgeAB(setup []ABRowSetup, slowdowns []float64, trials []ABTrial, opts paired.Options) *ABResult {
 	res := &ABResult{Trials: len(trials), Alpha: opts.Alpha, MaxRegress: opts.MaxRegress, Rows: setup,
 		RowFalseAlarms: make([]int, len(setup)), AAMDE: make([]float64, len(setup))}

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -81,5 +82,32 @@ func TestJudgeABAndNoise(t *testing.T) {
 	aaOnly := JudgeAB(setup, nil, trials, paired.Options{Alpha: 0.05, MaxRegress: 0.05})
 	if len(aaOnly.Detections) != 0 || !aaOnly.Acceptable(0.05, 0.9) {
 		t.Errorf("A/A only: %+v", aaOnly)
+	}
+}
+
+// CheckTrials refuses trials that JudgeAB and Noise would index out of
+// range: one list of pairs per row in AA and in every slowdown's Slowed.
+func TestCheckTrials(t *testing.T) {
+	p := synthPairs(rand.New(rand.NewPCG(3, 4)), 1, 8)
+	rows := []string{"X", "Y"}
+	good := ABTrial{AA: [][]paired.Pair{p, p}, Slowed: [][][]paired.Pair{{p, p}}}
+	if err := CheckTrials(rows, []float64{0.1}, []ABTrial{good, good}); err != nil {
+		t.Errorf("well-formed trials: %v", err)
+	}
+	for name, tc := range map[string]struct {
+		slowdowns []float64
+		trials    []ABTrial
+	}{
+		"AA short":             {nil, []ABTrial{{AA: [][]paired.Pair{p}}}},
+		"AA long":              {nil, []ABTrial{{AA: [][]paired.Pair{p, p, p}}}},
+		"no slowed":            {[]float64{0.1}, []ABTrial{{AA: [][]paired.Pair{p, p}}}},
+		"slowed short":         {[]float64{0.1}, []ABTrial{good, {AA: [][]paired.Pair{p, p}, Slowed: [][][]paired.Pair{{p}}}}},
+		"slowed without slows": {nil, []ABTrial{good}},
+		"negative slowdown":    {[]float64{-0.1}, []ABTrial{good}},
+		"infinite slowdown":    {[]float64{math.Inf(1)}, []ABTrial{good}},
+	} {
+		if err := CheckTrials(rows, tc.slowdowns, tc.trials); !errors.Is(err, ErrTrialShape) {
+			t.Errorf("%s: %v; want ErrTrialShape", name, err)
+		}
 	}
 }

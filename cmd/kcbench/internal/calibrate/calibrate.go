@@ -41,14 +41,18 @@ var (
 // benchmark, in sec/op).
 type Sampler func(n int) ([]float64, error)
 
-// Config configures Run. Zero fields take the defaults of Defaults.
+// Config configures Run. Zero fields take the defaults of Defaults,
+// except MaxRegress: zero is a real threshold there, as for the gate.
 type Config struct {
 	// Samples is the number of values per side in a trial; at least
 	// gate.MinSamples.
 	Samples int
 	// Trials is the number of trials.
 	Trials int
-	// Alpha and MaxRegress are the gate's -alpha and -max-regress.
+	// Alpha and MaxRegress are the gate's -alpha and -max-regress. A
+	// zero MaxRegress is kept (any significant worsening is a
+	// regression, as "kcbench gate -max-regress 0%" judges), not
+	// replaced by Defaults' 5%.
 	Alpha, MaxRegress float64
 	// Family is the number of comparisons the gate makes in one run.
 	Family int
@@ -73,7 +77,8 @@ var Defaults = Config{
 	MinDetection: 0.90, MaxFalseAlarm: 0.05,
 }
 
-// withDefaults fills the zero fields of c from Defaults.
+// withDefaults fills the zero fields of c from Defaults, MaxRegress
+// excepted.
 func (c Config) withDefaults() Config {
 	d := Defaults
 	if c.Samples == 0 {
@@ -84,9 +89,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Alpha == 0 {
 		c.Alpha = d.Alpha
-	}
-	if c.MaxRegress == 0 {
-		c.MaxRegress = d.MaxRegress
 	}
 	if c.Family == 0 {
 		c.Family = d.Family
@@ -123,7 +125,21 @@ func (c Config) validate() error {
 	case !(c.MinDetection > 0 && c.MinDetection <= 1 && c.MaxFalseAlarm >= 0 && c.MaxFalseAlarm <= 1):
 		return fmt.Errorf("%w: MinDetection %v or MaxFalseAlarm %v out of range", ErrConfig, c.MinDetection, c.MaxFalseAlarm)
 	}
+	// A trial is judged at the strictest Holm level of a family of
+	// Family rows, Alpha/Family: samples that cannot reach it, however
+	// far apart, make every trial blind, and the calibration pointless.
+	if level := c.Alpha / float64(c.Family); gate.MinPU(c.Samples, c.Samples) > level {
+		return fmt.Errorf("%w: %w: %d samples a side reach at best p = %.2g, above the gate's level %v/%d = %.2g, so no slowdown could be detected; need >= %d samples a side",
+			ErrConfig, gate.ErrBlind, c.Samples, gate.MinPU(c.Samples, c.Samples), c.Alpha, c.Family, level, gate.SamplesFor(level))
+	}
 	return nil
+}
+
+// Check fills in c's defaults and reports, as an error wrapping
+// ErrConfig, a Config that Run would refuse: one out of range, or one
+// whose trials could detect nothing (also wrapping gate.ErrBlind).
+func (c Config) Check() error {
+	return c.withDefaults().validate()
 }
 
 // regressed reports whether the gate flags cur as a regression of base.

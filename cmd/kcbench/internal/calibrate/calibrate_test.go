@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/gate"
 )
 
 // logNormal returns a deterministic sampler of log-normal values around
@@ -40,7 +42,7 @@ func bimodal(seed uint64, median, p float64) Sampler {
 }
 
 func TestQuietSource(t *testing.T) {
-	res, err := Run(logNormal(1, 300e-9, 0.01), logNormal(2, 300e-9, 0.01), Config{})
+	res, err := Run(logNormal(1, 300e-9, 0.01), logNormal(2, 300e-9, 0.01), Config{MaxRegress: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,5 +198,57 @@ func TestBootstrap(t *testing.T) {
 	}
 	if _, err := Run(Bootstrap(nil, rng), Bootstrap(recorded, rng), Config{Trials: 1}); !errors.Is(err, ErrConfig) {
 		t.Errorf("Bootstrap(nil): err = %v, want ErrConfig", err)
+	}
+}
+
+// A calibration whose trials could detect nothing is refused before any
+// sample is drawn: 6 values a side reach at best p = 0.0022, above the
+// gate's level 0.05/280; 8 a side reach it.
+func TestConfigBlind(t *testing.T) {
+	cfg := Config{Samples: 6, Trials: 1, Family: 280}
+	err := cfg.Check()
+	if !errors.Is(err, ErrConfig) || !errors.Is(err, gate.ErrBlind) || !strings.Contains(err.Error(), "need >= 8 samples a side") {
+		t.Errorf("Check() = %v; want ErrConfig and gate.ErrBlind asking for 8 samples", err)
+	}
+	drew := false
+	sampler := func(n int) ([]float64, error) { drew = true; return make([]float64, n), nil }
+	if _, err := Run(sampler, sampler, cfg); !errors.Is(err, gate.ErrBlind) || drew {
+		t.Errorf("Run: %v, drew %v; want gate.ErrBlind before drawing", err, drew)
+	}
+	cfg.Samples = 8
+	if err := cfg.Check(); err != nil {
+		t.Errorf("8 samples a side, family 280: %v", err)
+	}
+}
+
+// An explicit MaxRegress of 0 is kept, as "kcbench gate -max-regress 0%"
+// keeps it: a 3% slowdown that is significant in every trial is then
+// detected every time, where a 5% threshold would never flag it.
+func TestMaxRegressZero(t *testing.T) {
+	i := 0
+	sampler := func(n int) ([]float64, error) { // deterministic, very low noise
+		out := make([]float64, n)
+		for k := range out {
+			i++
+			out[k] = 100 + float64(i%5)*0.01
+		}
+		return out, nil
+	}
+	res, err := Run(sampler, sampler, Config{Samples: 10, Trials: 20, MaxRegress: 0, Family: 1, Slowdowns: []float64{0.03}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Config.MaxRegress != 0 {
+		t.Errorf("MaxRegress 0 became %v", res.Config.MaxRegress)
+	}
+	if d, _ := res.Detection(0.03); d.Rate < 0.9 {
+		t.Errorf("a 3%% slowdown, significant every time, detected in %.0f%% of trials at MaxRegress 0", 100*d.Rate)
+	}
+	res, err = Run(sampler, sampler, Config{Samples: 10, Trials: 20, MaxRegress: 0.05, Family: 1, Slowdowns: []float64{0.03}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := res.Detection(0.03); d.Rate != 0 {
+		t.Errorf("a 3%% slowdown detected in %.0f%% of trials at MaxRegress 5%%", 100*d.Rate)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 func TestRunInjected(t *testing.T) {
 	const median = 400e-9
-	cfg := Config{Trials: 100, Slowdowns: []float64{0.01, 0.25}}
+	cfg := Config{Trials: 100, MaxRegress: 0.05, Slowdowns: []float64{0.01, 0.25}}
 	res, err := RunInjected(logNormal(1, median, 0.01), logNormal(2, median, 0.01),
 		[]Sampler{logNormal(3, median*1.01, 0.01), logNormal(4, median*1.25, 0.01)}, cfg)
 	if err != nil {

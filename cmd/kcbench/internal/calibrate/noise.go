@@ -15,9 +15,11 @@ type Estimator struct {
 }
 
 // Estimators are the estimators Noise compares: the median of the log
-// ratios (what package paired reports), their 20% trimmed mean, their
-// mean, and the minimum of 5: the log of min(B)/min(A) over every 5
-// consecutive pairs, then the median of those.
+// ratios, their 20% trimmed mean, their mean, and the minimum of 5: the
+// log of min(B)/min(A) over every 5 consecutive pairs, then the median
+// of those. (Package paired reports none of them: its ratio is the
+// Hodges-Lehmann estimate, the median of the Walsh averages of the log
+// ratios.)
 var Estimators = []Estimator{
 	{"median", func(p []paired.Pair) float64 { return quantile(logRatios(p), 0.5) }},
 	{"trimmed20", func(p []paired.Pair) float64 { return trimmedMean(logRatios(p), 0.2) }},
@@ -53,7 +55,8 @@ type EstimatorNoise struct {
 }
 
 // Noise summarizes the noise of every row of trials (which need at least
-// two trials for the spreads, and a slowdown for the shifts).
+// two trials for the spreads, and a slowdown for the shifts). The trials
+// must pass CheckTrials with rows.
 func Noise(rows []string, trials []ABTrial) []RowNoise {
 	var out []RowNoise
 	for ri, name := range rows {

@@ -30,6 +30,9 @@ type ABRun struct {
 	Sample     string        // one sample ("10ms", "1000x")
 	Order      string        // "ABBA", "AB"
 	Elapsed    time.Duration // wall time of the measuring
+	// Discard is the number of first rounds dropped from every row
+	// (-discard): a row's pairs are the rounds less these.
+	Discard int
 	// Load describes how busy the machine was with other work while it
 	// measured (package cpuload), or why that is unknown; "" prints nothing.
 	Load string
@@ -73,6 +76,8 @@ func JudgeAB(inputs []ABInput, run ABRun, opts Options) *ABReport {
 		switch j.Verdict {
 		case paired.OK, paired.Improved, paired.Regressed:
 			r.Verdicts = []Verdict{Verdict(j.Verdict)}
+		case paired.Blind:
+			r.Verdicts = []Verdict{Blind}
 		default: // TooFew, or any row paired could not judge
 			r.Verdicts = []Verdict{TooFewSamples}
 		}
@@ -86,6 +91,35 @@ func JudgeAB(inputs []ABInput, run ABRun, opts Options) *ABReport {
 	}
 	return rep
 }
+
+// ABBlindEarly tells from the first kept round of an A/B run whether the
+// run is blind already: when every row will get n pairs, the rows whose
+// first pair differs (both values positive and finite) are in the Holm
+// family whatever their later pairs, so the family has at least m of
+// them; if n pairs cannot reach alpha/m, none of the rows can be
+// significant and every row of the family will be blind. It then returns
+// an error wrapping ErrBlind that gives the pairs, and the -count with
+// discard's rounds, that would decide; else nil. (A row whose later
+// values are not positive is judged invalid and leaves the family, which
+// fails the run too.)
+func ABBlindEarly(first []paired.Pair, n int, alpha float64, discard int) error {
+	m := 0
+	for _, p := range first {
+		if p.A != p.B && positive(p.A) && positive(p.B) {
+			m++
+		}
+	}
+	level := alpha / float64(max(1, m))
+	if m == 0 || paired.MinP(n) <= level {
+		return nil
+	}
+	k := paired.PairsFor(level)
+	return fmt.Errorf("%w: after the first round %d rows already differ between the builds, and %d pairs a row reach at best p = %.2g, above Holm's level %v/%d = %.2g: no row could be found to regress; need >= %d pairs a row: -count %d",
+		ErrBlind, m, n, paired.MinP(n), alpha, m, level, k, k+discard)
+}
+
+// positive reports whether x is positive and finite.
+func positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
 
 // unit returns in's unit, sec/op when empty.
 func (in ABInput) unit() string {
@@ -108,10 +142,27 @@ func median(xs []float64) float64 {
 	return m
 }
 
-// Err summarizes the report as Report.Err does.
+// Err summarizes the report as Report.Err does; for blind rows it gives
+// the pairs, and the -count, that would let the run decide them.
 func (rep *ABReport) Err() error {
-	need := fmt.Sprintf("need >= %d pairs", paired.MinPairs)
-	return summarize(rep.Rows, need, func(r *ABRow) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts })
+	family, level := rep.level()
+	k := paired.PairsFor(level)
+	return joinErrs(summarize(rep.Rows, map[Verdict]string{
+		TooFewSamples: fmt.Sprintf("need >= %d pairs", paired.MinPairs),
+		Blind: fmt.Sprintf("their pairs cannot reach Holm's level %v/%d = %.2g; need >= %d pairs a row: -count %d",
+			rep.Options.Alpha, family, level, k, k+rep.Run.Discard),
+	}, func(r *ABRow) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts }))
+}
+
+// level returns the size of the Holm family (the rows judged, less those
+// whose pairs are all equal) and Holm's first-step level, Alpha over it.
+func (rep *ABReport) level() (family int, level float64) {
+	for _, r := range rep.Rows {
+		if r.Judged.InFamily {
+			family++
+		}
+	}
+	return family, rep.Options.Alpha / float64(max(1, family))
 }
 
 // WriteText writes the A/B report: a header saying what was compared and
@@ -126,12 +177,7 @@ func (rep *ABReport) WriteText(w io.Writer) error {
 	if run.Load != "" {
 		fmt.Fprintf(&b, "machine: %s\n", run.Load)
 	}
-	family := 0
-	for _, r := range rep.Rows {
-		if r.Judged.InFamily {
-			family++
-		}
-	}
+	family, level := rep.level()
 	of := "sec/op"
 	for _, r := range rep.Rows {
 		if r.Unit != results.SecPerOp {
@@ -149,7 +195,7 @@ func (rep *ABReport) WriteText(w io.Writer) error {
 	}
 	var fails []string
 	for _, r := range rep.Rows {
-		if why := r.reason(o); why != "" {
+		if why := r.reason(o, family, level); why != "" {
 			fails = append(fails, fmt.Sprintf("%s %s: %s", r.Name, r.Unit, why))
 		}
 	}
@@ -180,8 +226,9 @@ func (r *ABRow) cells() []string {
 		fmt.Sprint(len(r.Judged.Row.Pairs)), targetCell(r.Target, r.HasTarget, class), verdictCell(r.Verdicts)}
 }
 
-// reason explains why r fails, or returns "".
-func (r *ABRow) reason(o Options) string {
+// reason explains why r fails, or returns "", in a run whose Holm family
+// has family rows and first-step level level.
+func (r *ABRow) reason(o Options, family int, level float64) string {
 	var why []string
 	class := benchunit.ClassOf(r.Unit)
 	e := r.Judged.Est
@@ -194,6 +241,9 @@ func (r *ABRow) reason(o Options) string {
 				e.Ratio, e.Lo, e.Hi, formatPct(o.MaxRegress), formatP(r.Judged.AdjP)))
 		case TargetMissed:
 			why = append(why, targetMissed(r.CurCenter, r.Target, class))
+		case Blind:
+			why = append(why, fmt.Sprintf("blind: %d pairs reach at best p = %.2g, above Holm's level %v/%d = %.2g; need >= %d pairs",
+				e.N, paired.MinP(e.N), o.Alpha, family, level, paired.PairsFor(level)))
 		}
 	}
 	return strings.Join(why, "; ")

@@ -3,13 +3,17 @@ package gate
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
 
@@ -57,8 +61,11 @@ func TestJudgeABGolden(t *testing.T) {
 			t.Errorf("%s: verdicts %v, want %s", r.Name, r.Verdicts, want[r.Name])
 		}
 	}
-	if err := rep.Err(); !errors.Is(err, ErrTooFewSamples) {
-		t.Errorf("Err() = %v; want ErrTooFewSamples", err)
+	// The regression and the missed target win over the row that could
+	// not be judged, which is still named.
+	if err := rep.Err(); !errors.Is(err, ErrFailed) || !errors.Is(err, ErrTooFewSamples) ||
+		!strings.Contains(err.Error(), "ChanPingPong") || !strings.Contains(err.Error(), "Select/backend=stealing") {
+		t.Errorf("Err() = %v; want ErrFailed naming ChanPingPong, and ErrTooFewSamples naming Select", err)
 	}
 	var out strings.Builder
 	if err := rep.WriteText(&out); err != nil {
@@ -154,4 +161,95 @@ func TestJudgeABLatencyGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	goldenFile(t, "ab-latency.golden", out.String())
+}
+
+// An A/B run of 20 rows of 8 pairs cannot see a regression: 8 pairs
+// reach at best p = 2/2^8 = 0.0078, above Holm's first step 0.05/20.
+// Every row, the one that doubled included, is blind, and the report
+// fails with ErrBlind, naming the pairs and the -count (with -discard's
+// rounds) that would decide; a blind row that also misses its target
+// fails on the target. With 10 pairs the doubling regresses.
+func TestJudgeABBlind(t *testing.T) {
+	judge := func(n, discard int, target bool) *ABReport {
+		rng := rand.New(rand.NewPCG(1, 2))
+		var in []ABInput
+		for k := range 20 {
+			ratio := 1.0
+			if k == 0 {
+				ratio = 2.0
+			}
+			b, h := pairs(rng, 1000, ratio, n)
+			name := fmt.Sprintf("ChanPingPong/backend=b%02d", k)
+			if target && k == 1 {
+				name = "AwaitCached/backend=stealing" // 1000ns: over its 150ns target
+			}
+			in = append(in, ABInput{Name: name, Base: b, Head: h})
+		}
+		return JudgeAB(in, ABRun{Base: "main", Head: "working tree", Sample: "10ms", Order: "ABBA", Discard: discard}, DefaultOptions)
+	}
+	rep := judge(8, 0, false)
+	for _, r := range rep.Rows {
+		if fmtVerdicts(r.Verdicts) != "[blind]" || !math.IsInf(r.Judged.Est.MDE, 1) {
+			t.Errorf("%s: %v, mde %v; want blind, +Inf", r.Name, r.Verdicts, r.Judged.Est.MDE)
+		}
+	}
+	err := rep.Err()
+	if !errors.Is(err, ErrBlind) || errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "Holm's level 0.05/20 = 0.0025; need >= 10 pairs a row: -count 10)") {
+		t.Errorf("Err() = %v; want ErrBlind asking for 10 pairs", err)
+	}
+	var out strings.Builder
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"FAIL ChanPingPong/backend=b00 sec/op: blind: 8 pairs reach at best p = 0.0078, above Holm's level 0.05/20 = 0.0025; need >= 10 pairs", "FAIL: 20 of 20 rows"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q:\n%s", s, out.String())
+		}
+	}
+	if err := judge(8, 3, false).Err(); !strings.Contains(fmt.Sprint(err), "need >= 10 pairs a row: -count 13") {
+		t.Errorf("with -discard 3: Err() = %v; want -count 13", err)
+	}
+	rep = judge(8, 0, true)
+	if got := fmtVerdicts(rep.Rows[1].Verdicts); got != "[blind target-missed]" {
+		t.Errorf("blind row over its target: %s", got)
+	}
+	if err := rep.Err(); !errors.Is(err, ErrFailed) || !errors.Is(err, ErrBlind) {
+		t.Errorf("Err() = %v; want ErrFailed (the target) and ErrBlind", err)
+	}
+	rep = judge(10, 0, false)
+	if got := fmtVerdicts(rep.Rows[0].Verdicts); got != "[regressed]" {
+		t.Errorf("10 pairs: doubled row %s; want regressed", got)
+	}
+	if err := rep.Err(); !errors.Is(err, ErrFailed) || errors.Is(err, ErrBlind) {
+		t.Errorf("10 pairs: Err() = %v; want ErrFailed only", err)
+	}
+}
+
+// The first kept round of an A/B run shows a blind run when the rows
+// that already differ are too many for the pairs every row will get:
+// 6 pairs reach at best 0.031, above 0.05/5; rows whose first pair is
+// equal, or not positive, do not count (they may leave the family).
+func TestABBlindEarly(t *testing.T) {
+	differ, equal, zero := paired.Pair{A: 1, B: 1.1}, paired.Pair{A: 1, B: 1}, paired.Pair{A: 0, B: 1}
+	five := slices.Repeat([]paired.Pair{differ}, 5)
+	err := ABBlindEarly(five, 6, 0.05, 0)
+	if !errors.Is(err, ErrBlind) || !strings.Contains(fmt.Sprint(err), "5 rows already differ") || !strings.Contains(fmt.Sprint(err), "need >= 8 pairs a row: -count 8") {
+		t.Errorf("5 rows, 6 pairs: %v; want ErrBlind asking for 8 pairs", err)
+	}
+	if err := ABBlindEarly(five, 6, 0.05, 2); !strings.Contains(fmt.Sprint(err), "-count 10") {
+		t.Errorf("with 2 discarded rounds: %v; want -count 10", err)
+	}
+	for _, tc := range []struct {
+		first []paired.Pair
+		n     int
+	}{
+		{five, 8},
+		{[]paired.Pair{differ, equal, equal, equal, equal}, 6},
+		{[]paired.Pair{differ, zero, zero, zero, zero}, 6},
+		{nil, 6},
+	} {
+		if err := ABBlindEarly(tc.first, tc.n, 0.05, 0); err != nil {
+			t.Errorf("%v, %d pairs: %v; want nil", tc.first, tc.n, err)
+		}
+	}
 }

@@ -21,8 +21,10 @@
 // median at or under its target in the current file.
 //
 // Rows with fewer than MinSamples values on a side they need cannot be
-// judged and are reported as too-few-samples; the caller treats that as
-// bad input.
+// judged and are reported as too-few-samples; rows of the Holm family
+// whose samples cannot reach its first-step level alpha/m (MinPU) could
+// not have been found to regress and are reported as blind. The caller
+// treats both as "could not decide" (exit 2), unless another row failed.
 package gate
 
 import (
@@ -43,10 +45,18 @@ var (
 	ErrTooFewSamples = errors.New("too few samples")
 	// ErrFailed reports a regression or a missed spec target.
 	ErrFailed = errors.New("gate failed")
+	// ErrBlind reports rows whose samples are too few for the level
+	// Holm judges them at: the gate could not have seen them regress.
+	ErrBlind = errors.New("cannot detect a regression")
+	// ErrMissing reports baseline rows that the current results lack:
+	// not judged, so the gate cannot pass them.
+	ErrMissing = errors.New("baseline rows missing from the current results")
 )
 
 // MinSamples is the fewest values a side may have: with 6 against 6 the
-// smallest possible two-sided U-test p-value is 0.0022.
+// smallest possible two-sided U-test p-value is 0.0022, enough for a
+// family of up to 23 rows at alpha 0.05; a larger family needs more
+// (SamplesFor), or its rows are Blind.
 const MinSamples = 6
 
 // Options configures Judge.
@@ -114,40 +124,97 @@ type Report struct {
 	// Comparisons is the size of the Holm-Bonferroni family: the
 	// compared rows less those constant on both sides.
 	Comparisons int
+	// RowAlpha is Holm's first-step level, Alpha over Comparisons: a
+	// row whose samples cannot reach it is Blind.
+	RowAlpha float64
 	// OnlyBaseline and OnlyCurrent name the rows ("name unit") found
-	// in one file only and not judged.
+	// in one file only and not judged. A row only in the baseline is
+	// missing from the current results and fails the gate (ErrMissing);
+	// one only in the current results is new, and only reported.
 	OnlyBaseline, OnlyCurrent []string
 }
 
-// Err summarizes the report: nil when every row passes, an error
-// wrapping ErrTooFewSamples naming the rows that could not be judged,
-// else an error wrapping ErrFailed naming the failing rows.
+// Err summarizes the report: nil when every row passes; else an error
+// wrapping ErrFailed naming the failing rows (a regression or a missed
+// target) when there are any, and wrapping ErrTooFewSamples or ErrBlind
+// naming the rows that could not be judged, or could not have shown a
+// regression, and ErrMissing naming the baseline rows the current
+// results lack, when there are any. A run with both wraps both: a
+// regression found is a decision, whatever else could not be decided, so
+// callers test ErrFailed first.
 func (rep *Report) Err() error {
-	need := fmt.Sprintf("need >= %d per side", rep.Options.MinSamples)
-	return summarize(rep.Rows, need, func(r *Row) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts })
+	k := SamplesFor(rep.RowAlpha)
+	errs := summarize(rep.Rows, map[Verdict]string{
+		TooFewSamples: fmt.Sprintf("need >= %d per side", rep.Options.MinSamples),
+		Blind: fmt.Sprintf("their values cannot reach Holm's level %v/%d = %.2g; need >= %d a side (kcbench run -count %d for both files)",
+			rep.Options.Alpha, rep.Comparisons, rep.RowAlpha, k, k),
+	}, func(r *Row) (string, []Verdict) { return r.Name + " " + r.Unit, r.Verdicts })
+	if len(rep.OnlyBaseline) > 0 {
+		errs = append(errs, fmt.Errorf("%w (%s): %s", ErrMissing, missingHint, strings.Join(rep.OnlyBaseline, ", ")))
+	}
+	return joinErrs(errs)
 }
 
-// summarize is the shared part of the reports' Err: the rows that could
-// not be judged first (ErrTooFewSamples, with need saying what they
-// lack), then the failing rows (ErrFailed).
-func summarize[R any](rows []R, need string, id func(R) (string, []Verdict)) error {
-	var few, failing []string
+// missingHint says why baseline rows may be missing from the current
+// results and how to gate a subset on purpose.
+const missingHint = "a benchmark that failed, was not run or changed its unit; to gate a subset on purpose, select it with -filter"
+
+// undecided are the verdicts of rows the gate could not decide, in the
+// order a report's Err names them.
+var undecided = []Verdict{TooFewSamples, Blind}
+
+// undecidedErr returns the error a report's Err wraps for the rows of
+// verdict v when the gate could not decide them, else nil.
+func (v Verdict) undecidedErr() error {
+	switch v {
+	case TooFewSamples:
+		return ErrTooFewSamples
+	case Blind:
+		return ErrBlind
+	}
+	return nil
+}
+
+// summarize is the shared part of the reports' Err: an error for the
+// failing rows (ErrFailed), then one for the rows of each undecided
+// verdict (its error, with needs[verdict] saying what they lack).
+func summarize[R any](rows []R, needs map[Verdict]string, id func(R) (string, []Verdict)) []error {
+	var failing []string
+	und := make(map[Verdict][]string)
 	for _, r := range rows {
 		name, vs := id(r)
-		switch {
-		case slices.Contains(vs, TooFewSamples):
-			few = append(few, name)
-		case slices.ContainsFunc(vs, Verdict.Failing):
+		for _, v := range vs {
+			if v.undecidedErr() != nil {
+				und[v] = append(und[v], name)
+			}
+		}
+		if slices.ContainsFunc(vs, func(v Verdict) bool { return v.Failing() && v.undecidedErr() == nil }) {
 			failing = append(failing, name)
 		}
 	}
-	if len(few) > 0 {
-		return fmt.Errorf("%w (%s): %s", ErrTooFewSamples, need, strings.Join(few, ", "))
-	}
+	var errs []error
 	if len(failing) > 0 {
-		return fmt.Errorf("%w: %d row(s): %s", ErrFailed, len(failing), strings.Join(failing, ", "))
+		errs = append(errs, fmt.Errorf("%w: %d row(s): %s", ErrFailed, len(failing), strings.Join(failing, ", ")))
 	}
-	return nil
+	for _, v := range undecided {
+		if names := und[v]; len(names) > 0 {
+			errs = append(errs, fmt.Errorf("%w (%s): %s", v.undecidedErr(), needs[v], strings.Join(names, ", ")))
+		}
+	}
+	return errs
+}
+
+// joinErrs returns the errors as one, "; and "-separated, wrapping each;
+// nil when there are none.
+func joinErrs(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	err := errs[0]
+	for _, e := range errs[1:] {
+		err = fmt.Errorf("%w; and %w", err, e)
+	}
+	return err
 }
 
 // Judge compares cur against base. It fails with ErrNoCommon when the
@@ -211,10 +278,17 @@ func judge(rep *Report, compared []*Row) {
 	adj, family := paired.HolmTarone(ps, func(i int) bool { return constant(compared[i].base, compared[i].cur) })
 	rep.Comparisons = family
 	rowAlpha := rep.Options.Alpha / float64(max(1, family))
+	rep.RowAlpha = rowAlpha
 	for i, r := range compared {
 		r.PAdj = adj[i]
 		r.MDE = paired.UnpairedMDE(r.base, r.cur, rowAlpha)
-		r.Verdicts = []Verdict{Decide(r.Comparison, r.PAdj, rep.Options.Alpha, rep.Options.MaxRegress)}
+		v := Decide(r.Comparison, r.PAdj, rep.Options.Alpha, rep.Options.MaxRegress)
+		// A row of the family (Tarone's: not constant) whose samples
+		// cannot reach Holm's first step could not have regressed.
+		if v == OK && !constant(r.base, r.cur) && MinPU(r.BaseN, r.CurN) > rowAlpha {
+			v = Blind
+		}
+		r.Verdicts = []Verdict{v}
 	}
 	for _, r := range rep.Rows {
 		if r.has(TooFewSamples) {

@@ -126,14 +126,16 @@ func TestJudge(t *testing.T) {
 		fmt.Sprint(rep.OnlyCurrent) != "[AwaitCached/backend=peer-go-2 sec/op]" {
 		t.Errorf("only baseline %v, only current %v", rep.OnlyBaseline, rep.OnlyCurrent)
 	}
-	if err := rep.Err(); !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "AwaitCached/backend=vcore-2") {
+	if err := rep.Err(); !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "AwaitCached/backend=vcore-2") ||
+		!errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), "Gone/backend=stealing-2 sec/op") {
 		t.Errorf("Err() = %v", err)
 	}
 	var out strings.Builder
 	if err := rep.WriteText(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"FAIL JobCreate/backend=stealing-2 sec/op: regressed", "FAIL AwaitCached/backend=vcore-2 sec/op: target-missed", "FAIL: 2 of 3 rows"} {
+	for _, s := range []string{"FAIL JobCreate/backend=stealing-2 sec/op: regressed", "FAIL AwaitCached/backend=vcore-2 sec/op: target-missed",
+		"FAIL Gone/backend=stealing-2 sec/op: missing", "FAIL: 3 of 4 rows"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q:\n%s", s, out.String())
 		}
@@ -146,29 +148,77 @@ func TestJudge(t *testing.T) {
 
 // TestJudgeHolm checks that the correction covers every comparison:
 // 6 against 6 fully separated values give p = 0.0022, significant on
-// its own but not among 30 comparisons (0.0022*30 > 0.05).
+// its own but not among 30 comparisons (0.0022*30 > 0.05). Such a run
+// cannot see any row regress (0.0022 > 0.05/30 is the best any row can
+// do): every row is blind and the gate fails with ErrBlind, saying that
+// 7 values a side would do; with 7 the row that got 1.5x slower
+// regresses.
 func TestJudgeHolm(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	var base, cur strings.Builder
-	for i := range 30 {
-		name := fmt.Sprintf("W%d/backend=stealing-2", i)
-		base.WriteString(lines(rng, name, 1000, 6))
-		f := 1.0
-		if i == 0 {
-			f = 1.5
+	judge := func(n int) *Report {
+		rng := rand.New(rand.NewPCG(7, 8))
+		var base, cur strings.Builder
+		for i := range 30 {
+			name := fmt.Sprintf("W%d/backend=stealing-2", i)
+			base.WriteString(lines(rng, name, 1000, n))
+			f := 1.0
+			if i == 0 {
+				f = 1.5
+			}
+			cur.WriteString(lines(rng, name, 1000*f, n))
 		}
-		cur.WriteString(lines(rng, name, 1000*f, 6))
+		rep, err := Judge(writeSet(t, base.String()), writeSet(t, cur.String()), DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
 	}
-	rep, err := Judge(writeSet(t, base.String()), writeSet(t, cur.String()), DefaultOptions)
-	if err != nil {
+	rep := judge(6)
+	r := rep.Rows[0]
+	if r.Comparison.P > 0.05 || r.PAdj <= 0.05 || r.Verdicts[0] != Blind || !r.Failing() || !math.IsInf(r.MDE, 1) {
+		t.Errorf("row 0: p=%v padj=%v verdicts=%v mde=%v; want raw p <= 0.05, adjusted > 0.05, a failing blind, mde +Inf", r.Comparison.P, r.PAdj, r.Verdicts, r.MDE)
+	}
+	for _, r := range rep.Rows {
+		if r.Verdicts[0] != Blind {
+			t.Errorf("%s: %v; want blind", r.Name, r.Verdicts)
+		}
+	}
+	if err := rep.Err(); !errors.Is(err, ErrBlind) || errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "need >= 7 a side") {
+		t.Errorf("Err() = %v; want ErrBlind asking for 7 values a side", err)
+	}
+	var out strings.Builder
+	if err := rep.WriteText(&out); err != nil {
 		t.Fatal(err)
 	}
-	r := rep.Rows[0]
-	if r.Comparison.P > 0.05 || r.PAdj <= 0.05 || r.Verdicts[0] != OK {
-		t.Errorf("row 0: p=%v padj=%v verdicts=%v; want raw p <= 0.05, adjusted > 0.05, ok", r.Comparison.P, r.PAdj, r.Verdicts)
+	if want := "FAIL W0/backend=stealing-2 sec/op: blind: 6+6 values reach at best p = 0.0022, above Holm's level 0.05/30 = 0.0017; need >= 7 a side"; !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, out.String())
 	}
-	if err := rep.Err(); err != nil {
-		t.Errorf("Err() = %v", err)
+	rep = judge(7)
+	for _, r := range rep.Rows {
+		if want := map[bool]Verdict{true: Regressed, false: OK}[r.Name == "W0/backend=stealing-2"]; r.Verdicts[0] != want {
+			t.Errorf("7 a side, %s: %v; want %v", r.Name, r.Verdicts, want)
+		}
+	}
+}
+
+// The smallest p-value of the U test is that of two samples entirely
+// apart, 2/C(n1+n2, n1): 0.0022 for 6 against 6, as benchmath's table
+// has it; SamplesFor inverts it.
+func TestMinPU(t *testing.T) {
+	for _, tc := range []struct {
+		n1, n2 int
+		want   float64
+	}{{6, 6, 2.0 / 924}, {7, 7, 2.0 / 3432}, {6, 10, 2.0 / 8008}, {10, 6, 2.0 / 8008}, {0, 6, 1}} {
+		if got := MinPU(tc.n1, tc.n2); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("MinPU(%d, %d) = %v; want %v", tc.n1, tc.n2, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		level float64
+		want  int
+	}{{0.05, 6}, {0.05 / 23, 6}, {0.05 / 24, 7}, {0.05 / 280, 8}, {0, 0}} {
+		if got := SamplesFor(tc.level); got != tc.want {
+			t.Errorf("SamplesFor(%v) = %d; want %d", tc.level, got, tc.want)
+		}
 	}
 }
 
@@ -177,12 +227,12 @@ func TestJudgeHolm(t *testing.T) {
 func TestVerdictString(t *testing.T) {
 	for v, want := range map[Verdict]string{
 		OK: "ok", Improved: "improved", Regressed: "regressed",
-		TargetMissed: "target-missed", TooFewSamples: "too-few-samples", 7: "Verdict(7)", -1: "Verdict(-1)",
+		TargetMissed: "target-missed", TooFewSamples: "too-few-samples", Blind: "blind", 7: "Verdict(7)", -1: "Verdict(-1)",
 	} {
 		if got := v.String(); got != want {
 			t.Errorf("Verdict(%d).String() = %q, want %q", int(v), got, want)
 		}
-		if got, want := v.Failing(), v == Regressed || v == TargetMissed || v == TooFewSamples || v == 7; got != want {
+		if got, want := v.Failing(), v == Regressed || v == TargetMissed || v == TooFewSamples || v == Blind || v == 7; got != want {
 			t.Errorf("%v.Failing() = %v, want %v", v, got, want)
 		}
 	}
@@ -222,6 +272,41 @@ func TestJudgeConstantRows(t *testing.T) {
 		}
 		if r.Verdicts[0] != want || r.PAdj != wantP {
 			t.Errorf("%s: p(holm) %v, verdicts %v; want %v, %v", r.Name, r.PAdj, r.Verdicts, wantP, want)
+		}
+	}
+}
+
+// A baseline row the current results lack is not judged, so the gate
+// cannot pass: here JobCreate's current values were written in us/op (a
+// unit benchfmt does not tidy to sec/op, like a crashed or dropped
+// benchmark), which hid a 33% regression and a missed target. Rows only
+// in the current results are new and only reported.
+func TestJudgeMissingRows(t *testing.T) {
+	var base, cur strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&base, "BenchmarkJobCreate/backend=stealing-2 1000 %d ns/op\n", 300+i)
+		fmt.Fprintf(&base, "BenchmarkAwaitCached/backend=stealing-2 1000 %d ns/op\n", 100+i)
+		fmt.Fprintf(&cur, "BenchmarkJobCreate/backend=stealing-2 1000 %g us/op\n", 0.400+float64(i)/1000)
+		fmt.Fprintf(&cur, "BenchmarkAwaitCached/backend=stealing-2 1000 %d ns/op\n", 100+i)
+		fmt.Fprintf(&cur, "BenchmarkNew/backend=stealing-2 1000 %d ns/op\n", 100+i)
+	}
+	rep, err := Judge(writeSet(t, base.String()), writeSet(t, cur.String()), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rep.Err()
+	if !errors.Is(err, ErrMissing) || errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "JobCreate/backend=stealing-2 sec/op") ||
+		!strings.Contains(err.Error(), "-filter") || strings.Contains(err.Error(), "New/") {
+		t.Errorf("Err() = %v; want ErrMissing naming JobCreate's sec/op and -filter, not the new row", err)
+	}
+	var out strings.Builder
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"FAIL JobCreate/backend=stealing-2 sec/op: missing: in the baseline, not in the current results",
+		"not in the baseline (not judged): JobCreate/backend=stealing-2 us/op, New/backend=stealing-2 sec/op", "FAIL: 1 of 2 rows"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q:\n%s", s, out.String())
 		}
 	}
 }

@@ -13,8 +13,9 @@ import (
 )
 
 // WriteText writes the report: a table with one line per judged row and
-// its verdicts, the rows found in one file only, one "FAIL" line per
-// failing row giving the reason, and a final PASS or FAIL line.
+// its verdicts, the baseline rows missing from the current file and the
+// rows new in it, one "FAIL" line per failing row giving the reason and
+// per missing row, and a final PASS or FAIL line.
 func (rep *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	o := rep.Options
@@ -29,7 +30,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		return err
 	}
 	if len(rep.OnlyBaseline) > 0 {
-		fmt.Fprintf(&b, "\nonly in the baseline (not judged): %s\n", strings.Join(rep.OnlyBaseline, ", "))
+		fmt.Fprintf(&b, "\nmissing from the current results (not judged): %s\n(%s)\n", strings.Join(rep.OnlyBaseline, ", "), missingHint)
 	}
 	if len(rep.OnlyCurrent) > 0 {
 		fmt.Fprintf(&b, "\nnot in the baseline (not judged): %s\n", strings.Join(rep.OnlyCurrent, ", "))
@@ -40,7 +41,10 @@ func (rep *Report) WriteText(w io.Writer) error {
 			fails = append(fails, fmt.Sprintf("%s %s: %s", r.Name, r.Unit, rep.reason(r)))
 		}
 	}
-	writeOutcome(&b, len(rep.Rows), fails)
+	for _, key := range rep.OnlyBaseline {
+		fails = append(fails, key+": missing: in the baseline, not in the current results")
+	}
+	writeOutcome(&b, len(rep.Rows)+len(rep.OnlyBaseline), fails)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -138,6 +142,9 @@ func (rep *Report) reason(r *Row) string {
 				formatChange(r.Comparison.Change), formatPct(rep.Options.MaxRegress), formatP(r.PAdj)))
 		case TargetMissed:
 			why = append(why, targetMissed(r.CurCenter, r.Target, class))
+		case Blind:
+			why = append(why, fmt.Sprintf("blind: %d+%d values reach at best p = %.2g, above Holm's level %v/%d = %.2g; need >= %d a side",
+				r.BaseN, r.CurN, MinPU(r.BaseN, r.CurN), rep.Options.Alpha, rep.Comparisons, rep.RowAlpha, SamplesFor(rep.RowAlpha)))
 		}
 	}
 	return strings.Join(why, "; ")

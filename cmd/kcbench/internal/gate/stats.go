@@ -78,6 +78,39 @@ func Compare(base, cur []float64, better int) Comparison {
 	return c
 }
 
+// MinPU returns the smallest p-value Compare's test can give for samples
+// of n1 and n2 values: that of two samples entirely apart, 2/C(n1+n2, n1)
+// for the exact U test (0.0022 for 6 against 6). A row of such samples
+// judged at level rowAlpha can only be significant when MinPU(n1, n2) <=
+// rowAlpha. It is 1 when a sample is empty.
+func MinPU(n1, n2 int) float64 {
+	if n1 < 1 || n2 < 1 {
+		return 1
+	}
+	a, b := make([]float64, n1), make([]float64, n2)
+	for i := range a {
+		a[i] = float64(i + 1)
+	}
+	for i := range b {
+		b[i] = float64(n1 + i + 1)
+	}
+	return Compare(a, b, -1).P
+}
+
+// SamplesFor returns the fewest values a side, n, at which MinPU(n, n)
+// is at most level, and at least MinSamples; 0 for a level that is not
+// positive.
+func SamplesFor(level float64) int {
+	if !(level > 0) {
+		return 0
+	}
+	n := MinSamples
+	for MinPU(n, n) > level {
+		n++
+	}
+	return n
+}
+
 // Decide returns the verdict on a comparison whose adjusted p-value is
 // pAdj: Regressed when the change is significant (pAdj <= alpha) and
 // worse than maxRegress, Improved when it is significant and better by
@@ -97,7 +130,7 @@ func Decide(c Comparison, pAdj, alpha, maxRegress float64) Verdict {
 
 // A Verdict is the gate's judgement on one row: one of package paired's
 // verdicts OK, Improved and Regressed (same value, same name), or one of
-// the gate's own, TargetMissed and TooFewSamples.
+// the gate's own, TargetMissed, TooFewSamples and Blind.
 type Verdict int
 
 // Verdicts, from best to worst.
@@ -107,6 +140,13 @@ const (
 	Regressed     = Verdict(paired.Regressed)
 	TargetMissed  = Regressed + 1
 	TooFewSamples = Regressed + 2
+	// Blind: not significant, and the row's samples could not have been:
+	// its test cannot reach Holm's first-step level alpha/m over the m
+	// rows of the family even when the two sides are entirely apart, so
+	// a regression of this row alone would have passed unseen. It fails
+	// the gate as a row that could not be judged (paired.Blind in A/B
+	// mode, MinPU in the stored-baseline mode).
+	Blind = Regressed + 3
 )
 
 // String returns the verdict as printed in the gate's table.
@@ -116,6 +156,8 @@ func (v Verdict) String() string {
 		return "target-missed"
 	case TooFewSamples:
 		return "too-few-samples"
+	case Blind:
+		return "blind"
 	}
 	return paired.Verdict(v).String()
 }

@@ -67,8 +67,8 @@ func TestAnalyzeShift(t *testing.T) {
 	if math.Abs(e.Ratio-1.1) > 0.005 || !(e.Lo < e.Ratio && e.Ratio < e.Hi) || e.Lo < 1.08 || e.Hi > 1.12 {
 		t.Errorf("ratio %v in [%v, %v]; want about 1.1 inside [1.08, 1.12]", e.Ratio, e.Lo, e.Hi)
 	}
-	if e.P != minP(10) {
-		t.Errorf("p = %v; want %v (every pair slower)", e.P, minP(10))
+	if e.P != MinP(10) {
+		t.Errorf("p = %v; want %v (every pair slower)", e.P, MinP(10))
 	}
 	if hw := HalfWidth(e); !(hw > 0 && hw < 0.02) {
 		t.Errorf("half-width %v; want in (0, 2%%)", hw)

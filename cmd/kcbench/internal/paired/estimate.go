@@ -115,7 +115,7 @@ func positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
 // below about 50 pairs). It is +Inf when n pairs cannot reach rowAlpha at
 // all.
 func mde(se float64, n int, rowAlpha, floor float64) float64 {
-	if minP(n) > rowAlpha {
+	if MinP(n) > rowAlpha {
 		return math.Inf(1)
 	}
 	return shiftFor(se, n-1, rowAlpha, floor)

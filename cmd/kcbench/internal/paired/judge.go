@@ -12,6 +12,10 @@ import (
 // ErrOptions reports Options that Check rejects.
 var ErrOptions = errors.New("invalid options")
 
+// ErrBlind is the Err of a Blind row: its pairs are too few for the
+// level its Holm family judges it at.
+var ErrBlind = errors.New("too few pairs to reach the Holm level")
+
 // A Row is one measured quantity of a paired A/B run: a benchmark's sec/op,
 // say, with one Pair per round.
 type Row struct {
@@ -88,6 +92,13 @@ const (
 	// Check. A row whose pairs all have A == B is OK instead, whatever
 	// the values.
 	Invalid
+	// Blind: not significant, and it could not have been: the row is in
+	// the Holm family of m rows, and its n pairs cannot reach Holm's
+	// first-step level Alpha/m even if they all point the same way
+	// (MinP(n) > Alpha/m), so a regression of this row alone would have
+	// gone unseen. It fails a gate, as a row that could not be judged;
+	// PairsFor(Alpha/m) is the number of pairs that can.
+	Blind
 )
 
 // String returns the verdict as printed in a gate's table.
@@ -103,12 +114,15 @@ func (v Verdict) String() string {
 		return "too-few-pairs"
 	case Invalid:
 		return "invalid"
+	case Blind:
+		return "blind"
 	}
 	return "Verdict(" + strconv.Itoa(int(v)) + ")"
 }
 
 // Failing reports whether the verdict fails a gate: Regressed, and the
-// rows that could not be judged (a gate that cannot look must not pass).
+// rows that could not be judged or could not have shown a regression (a
+// gate that cannot look must not pass).
 func (v Verdict) Failing() bool { return v >= Regressed }
 
 // A Judged row is a Row with its statistics and Verdict.
@@ -130,7 +144,8 @@ type Judged struct {
 	// Holm level and MaxRegress. It is never below MaxRegress.
 	Detectable float64
 	Verdict    Verdict
-	// Err says why a TooFew or Invalid row was not judged.
+	// Err says why a TooFew or Invalid row was not judged, and why a
+	// Blind row could not be significant (wrapping ErrBlind).
 	Err error
 }
 
@@ -141,7 +156,10 @@ type Judged struct {
 // only make the rest stricter), and gives each row its Verdict:
 // Regressed when the adjusted p-value is at most Alpha and the point
 // estimate is worse than MaxRegress (B/A - 1 > MaxRegress for costs,
-// A/B - 1 > MaxRegress for rates), Improved symmetrically, OK otherwise.
+// A/B - 1 > MaxRegress for rates), Improved symmetrically, Blind when it
+// is neither and its pairs are too few to reach Holm's first-step level
+// Alpha/m over the family of m rows (the family Holm runs over, Tarone's
+// rule applied: a row of equal pairs is never Blind), OK otherwise.
 //
 // The threshold is applied to the point estimate, not to an interval
 // bound: the significance test already bounds the false alarms (at most
@@ -205,6 +223,11 @@ func Judge(rows []Row, opts Options) []Judged {
 			j.Verdict = Improved
 		default:
 			j.Verdict = OK
+		}
+		if j.Verdict == OK && j.InFamily && MinP(j.Est.N) > rowAlpha {
+			j.Verdict = Blind
+			j.Err = fmt.Errorf("%w: %d pairs reach at best p = %.2g, above alpha/m = %v/%d = %.2g; need >= %d pairs",
+				ErrBlind, j.Est.N, MinP(j.Est.N), opts.Alpha, family, rowAlpha, PairsFor(rowAlpha))
 		}
 	}
 	return out

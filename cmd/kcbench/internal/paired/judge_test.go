@@ -2,8 +2,10 @@ package paired
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -145,12 +147,78 @@ func TestJudgeOptions(t *testing.T) {
 }
 
 func TestVerdictString(t *testing.T) {
-	for v, want := range map[Verdict]string{OK: "ok", Improved: "improved", Regressed: "regressed", TooFew: "too-few-pairs", Invalid: "invalid", 9: "Verdict(9)"} {
+	for v, want := range map[Verdict]string{OK: "ok", Improved: "improved", Regressed: "regressed", TooFew: "too-few-pairs", Invalid: "invalid", Blind: "blind", 9: "Verdict(9)"} {
 		if v.String() != want {
 			t.Errorf("%d: %q; want %q", int(v), v.String(), want)
 		}
-		if fail := v == Regressed || v == TooFew || v == Invalid; v.Failing() != fail && v != 9 {
+		if fail := v == Regressed || v == TooFew || v == Invalid || v == Blind; v.Failing() != fail && v != 9 {
 			t.Errorf("%v.Failing() = %v", v, v.Failing())
+		}
+	}
+}
+
+// A row whose pairs cannot reach Holm's first-step level alpha/m (m: the
+// family Holm runs over) is Blind, not OK: 8 pairs reach at best
+// p = 2/2^8 = 0.0078, above 0.05/20, so among 20 such rows even a row
+// that doubled on every pair cannot be significant. The family is
+// Tarone's: constant rows do not count, so the same 8 pairs among 19
+// constant rows are judged at 0.05 and the doubling regresses. 10 pairs
+// (p >= 0.00195 <= 0.05/20) are enough for 20 rows.
+func TestJudgeBlind(t *testing.T) {
+	rowsOf := func(n, varying int) []Row {
+		var rows []Row
+		for k := range 20 {
+			ratio := 1.0
+			if k == 0 {
+				ratio = 2
+			}
+			ps := slower(n, ratio)
+			if k >= varying {
+				ps = slices.Repeat([]Pair{{3, 3}}, n)
+			}
+			rows = append(rows, Row{Name: fmt.Sprint("row", k), Pairs: ps})
+		}
+		return rows
+	}
+	for i, j := range Judge(rowsOf(8, 20), DefaultOptions) {
+		if j.Verdict != Blind || !j.Verdict.Failing() || !errors.Is(j.Err, ErrBlind) || !math.IsInf(j.Est.MDE, 1) {
+			t.Errorf("row %d of 20 with 8 pairs: %v (err %v, MDE %v); want a failing blind, ErrBlind, MDE +Inf", i, j.Verdict, j.Err, j.Est.MDE)
+		}
+		if i == 0 && (j.Err == nil || !strings.Contains(j.Err.Error(), "8 pairs reach at best p = 0.0078") || !strings.Contains(j.Err.Error(), "need >= 10 pairs")) {
+			t.Errorf("blind row's reason: %v", j.Err)
+		}
+	}
+	for i, j := range Judge(rowsOf(8, 1), DefaultOptions) {
+		if want := map[bool]Verdict{true: Regressed, false: OK}[i == 0]; j.Verdict != want {
+			t.Errorf("8 pairs, row %d among 19 constant rows: %v (err %v); want %v", i, j.Verdict, j.Err, want)
+		}
+	}
+	for i, j := range Judge(rowsOf(10, 20), DefaultOptions) {
+		if want := map[bool]Verdict{true: Regressed, false: OK}[i == 0]; j.Verdict != want {
+			t.Errorf("10 pairs, row %d of 20: %v (err %v); want %v", i, j.Verdict, j.Err, want)
+		}
+	}
+	// A row blind at Holm's first step but rejected at a later one,
+	// after the others, was decided: 6 pairs (p = 0.031 > 0.05/2) next to
+	// a row that regressed clearly.
+	j := Judge([]Row{{Name: "long", Pairs: slower(30, 2)}, {Name: "short", Pairs: slower(6, 2)}}, DefaultOptions)
+	if j[0].Verdict != Regressed || j[1].Verdict != Regressed {
+		t.Errorf("step-down: %v, %v; want regressed, regressed", j[0].Verdict, j[1].Verdict)
+	}
+}
+
+// PairsFor is the docs' n >= 1 + log2(m/alpha): 10 pairs for 18 rows, 14
+// for 280 at alpha 0.05, and never fewer than MinPairs.
+func TestPairsFor(t *testing.T) {
+	for _, tc := range []struct {
+		level float64
+		want  int
+	}{{0.05 / 18, 10}, {0.05 / 280, 14}, {0.05 / 20, 10}, {0.05, MinPairs}, {0.9, MinPairs}, {0, 0}, {-1, 0}} {
+		if got := PairsFor(tc.level); got != tc.want {
+			t.Errorf("PairsFor(%v) = %d; want %d", tc.level, got, tc.want)
+		}
+		if n := PairsFor(tc.level); n > 0 && (MinP(n) > tc.level || n > MinPairs && MinP(n-1) <= tc.level) {
+			t.Errorf("PairsFor(%v) = %d is not the fewest pairs reaching it", tc.level, n)
 		}
 	}
 }

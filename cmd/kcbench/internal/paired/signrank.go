@@ -120,10 +120,26 @@ func signRankNormalP(tplus float64, n int, tieSum float64) float64 {
 	return min(1, 2*stats.StdNormal.CDF(-z))
 }
 
-// minP returns the smallest two-sided p-value the signed-rank test can
-// give with n pairs: all pairs non-zero and pointing the same way.
-func minP(n int) float64 {
-	return math.Min(1, math.Ldexp(2, -n))
+// MinP returns the smallest two-sided p-value the signed-rank test can
+// give with n pairs, 2/2^n (capped at 1): all pairs non-zero and pointing
+// the same way. A row of n pairs judged at level rowAlpha can only be
+// significant when MinP(n) <= rowAlpha.
+func MinP(n int) float64 {
+	return math.Min(1, math.Ldexp(2, -max(n, 0)))
+}
+
+// PairsFor returns the fewest pairs whose MinP is at most level, and at
+// least MinPairs: n >= 1 + log2(1/level). It returns 0 for a level that
+// is not positive, which no number of pairs reaches.
+func PairsFor(level float64) int {
+	if !(level > 0) {
+		return 0
+	}
+	for n := MinPairs; ; n++ {
+		if MinP(n) <= level {
+			return n
+		}
+	}
 }
 
 // critical returns c, the rank of the Walsh average that is the lower

@@ -20,8 +20,8 @@ func TestSignRankKnown(t *testing.T) {
 		t.Errorf("p = %v; want 0.0390625 (R: 0.03906)", p)
 	}
 	// Six pairs all one way: the smallest p of six pairs.
-	if p, want := signRankP([]float64{1, 2, 3, 4, 5, 6}), 2.0/64; p != want || minP(6) != want {
-		t.Errorf("p = %v, minP(6) = %v; want %v", p, minP(6), want)
+	if p, want := signRankP([]float64{1, 2, 3, 4, 5, 6}), 2.0/64; p != want || MinP(6) != want {
+		t.Errorf("p = %v, MinP(6) = %v; want %v", p, MinP(6), want)
 	}
 }
 

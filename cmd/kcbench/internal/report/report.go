@@ -44,6 +44,10 @@ type Options struct {
 	PlotDir string
 	// PlotExt is the chart format to embed (default ".svg").
 	PlotExt string
+	// NoCharts, when not empty, says why the report has no charts (such
+	// as plot.ErrNoData's message); the report prints it under the
+	// configuration.
+	NoCharts string
 }
 
 // ConfigKeys are the rows of the configuration table: a label and the
@@ -83,6 +87,9 @@ func Render(w io.Writer, set *results.Set, opts Options) error {
 	b := &r.b
 	b.WriteString("# kcbench report\n\n")
 	r.config()
+	if opts.NoCharts != "" {
+		fmt.Fprintf(b, "No charts: %s.\n\n", escape(opts.NoCharts))
+	}
 	r.targets()
 	r.standing()
 	r.spread()

@@ -90,3 +90,22 @@ func TestNoWorkloads(t *testing.T) {
 		t.Errorf("Render = %v, want ErrNoWorkloads", err)
 	}
 }
+
+// Options.NoCharts is printed under the configuration, and nothing when
+// empty.
+func TestNoChartsReason(t *testing.T) {
+	set, err := results.Load(filepath.Join("..", "..", "testdata", "small.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var with, without bytes.Buffer
+	if err := Render(&with, set, Options{NoCharts: "nothing to plot"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Render(&without, set, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(with.String(), "|\n\nNo charts: nothing to plot.\n\n## Spec targets") || strings.Contains(without.String(), "No charts") {
+		t.Errorf("with a reason:\n%s\nwithout:\n%s", with.String(), without.String())
+	}
+}

@@ -63,6 +63,22 @@ var (
 	ErrNonFinite = errors.New("measurement is not a finite number")
 )
 
+// A NoResultsError reports a file without a single benchmark result; it
+// matches ErrNoResults. Warnings are the syntax errors found while
+// reading (as in Set.Warnings), which often say why.
+type NoResultsError struct {
+	// File is the file's name or label.
+	File string
+	// Warnings are the *benchfmt.SyntaxError values of every file read.
+	Warnings []error
+}
+
+// Error returns "<file>: no benchmark results".
+func (e *NoResultsError) Error() string { return e.File + ": " + ErrNoResults.Error() }
+
+// Unwrap returns ErrNoResults.
+func (e *NoResultsError) Unwrap() error { return ErrNoResults }
+
 // FileKey is the configuration key under which benchfmt.Files records
 // the name (or label) of the file a result came from.
 const FileKey = ".file"
@@ -84,8 +100,9 @@ type Set struct {
 
 // Load reads the named results files. A name may be "-" for standard
 // input, or "label=path" to give the file a label (its ".file" key).
-// Every file must hold at least one benchmark result, and every
-// measurement must be a finite number.
+// Every file must hold at least one benchmark result (else the error is a
+// *NoResultsError, with the syntax errors found), and every measurement
+// must be a finite number.
 func Load(paths ...string) (*Set, error) {
 	if len(paths) == 0 {
 		return nil, ErrNoInput
@@ -113,7 +130,7 @@ func Load(paths ...string) (*Set, error) {
 	}
 	for _, label := range fileLabels(paths) {
 		if counts[label] == 0 {
-			return nil, fmt.Errorf("%s: %w", label, ErrNoResults)
+			return nil, &NoResultsError{File: label, Warnings: set.Warnings}
 		}
 	}
 	return set, nil

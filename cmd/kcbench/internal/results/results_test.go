@@ -57,6 +57,14 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := Load("a="+good, "b="+empty); !errors.Is(err, ErrNoResults) || !strings.HasPrefix(err.Error(), "b:") {
 		t.Errorf("Load with labels = %v, want ErrNoResults naming label b", err)
 	}
+	// A file of malformed lines: the error carries their syntax errors.
+	malformed := write(t, "BenchmarkA 1 abc ns/op\n")
+	_, err := Load(malformed)
+	var nr *NoResultsError
+	if !errors.As(err, &nr) || nr.File != malformed || len(nr.Warnings) != 1 || err.Error() != malformed+": no benchmark results" ||
+		!strings.Contains(nr.Warnings[0].Error(), malformed+":1: parsing measurement") {
+		t.Errorf("Load(malformed) = %v (%#v), want a *NoResultsError with the syntax error", err, nr)
+	}
 	set, err := Load(good, good)
 	if err != nil {
 		t.Fatalf("Load(same file twice) = %v", err)
