@@ -58,25 +58,51 @@ func (j *Job) Open(opts ...JobOption) (*Job, error) {
 
 // Close is the nursery close() of spec 04: j stops accepting children
 // (Active -> Closing). A nursery made by Open then becomes terminal as soon
-// as its children are; a job with a body still waits for its body.
+// as its children are; its Close plays the part of a body returning, so it
+// also closes the nurseries opened in it that are still open, as the end of
+// a body does (bodyReturned), and they theirs. A job with a body still
+// waits for its body.
 func (j *Job) Close() {
 	s := j.lockSlow()
 	if stateOf(s).Terminal() {
 		j.mu.Unlock()
 		return
 	}
-	bits := bitClosed
-	if j.body == nil {
-		bits |= bitBodyDone
+	if j.body != nil {
+		if s = j.state.Or(bitClosed); stateOf(s) == Active {
+			j.setStateLocked(Closing)
+		}
+		j.mu.Unlock()
+		return
 	}
-	s = j.state.Or(bits)
+	// The nursery's "body" ends: bitEnded, set under j.mu as the open
+	// children are collected, makes a nursery whose attach to j raced
+	// with this and is not in the list yet close itself (attach).
+	s = j.state.Or(bitClosed | bitEnded)
 	if stateOf(s) == Active {
 		j.setStateLocked(Closing)
 	}
+	if s&bitEnded != 0 {
+		j.mu.Unlock()
+		return // an earlier Close does the rest
+	}
+	var open []*Job
+	if s&bitHasOpen != 0 {
+		for c := j.head; c != nil; c = c.next {
+			if c.flags&flagOpen != 0 {
+				open = append(open, c)
+			}
+		}
+	}
 	j.mu.Unlock()
-	// This Or ended a nursery's "body": if nothing holds it, it is ours to
-	// finish (see state.go).
-	if bits&bitBodyDone != 0 && s&bitBodyDone == 0 && holds(s) == 0 {
+	for _, c := range open {
+		c.Close()
+	}
+	// This Or ends the nursery's "body" (not before its nurseries are
+	// closed, as for a body): if nothing holds it, it is ours to finish
+	// (see state.go). A cancel walk may have ended it first (and then
+	// holds it; cancelWalkLocked).
+	if s = j.state.Or(bitBodyDone); s&bitBodyDone == 0 && holds(s) == 0 {
 		j.finish(nil)
 	}
 }

@@ -77,7 +77,7 @@ const (
 	bitSlow                              // waiters, hooks, a failure, a cancellation or a Done channel: finish under mu
 	bitListed                            // put on its parent's child list (see Job.list), and not yet known to be off it
 	bitWaitAll                           // a WaitAll waiter may be registered: the release of the last hold must wake it
-	bitEnded                             // the body returned and its nurseries were collected for auto-closing (under mu)
+	bitEnded                             // the body returned, or the nursery was closed, and its nurseries were collected for auto-closing (under mu)
 
 	holdShift        = 32
 	oneHold   uint64 = 1 << holdShift
