@@ -124,7 +124,8 @@ func (j *Job) SupervisorScope(body Func) error { return j.scope(body, flagSuperv
 // recorded before the timeout win; those after it do not. For d > 0 the
 // timeout never keeps the body from running, however late it starts (an
 // early timeout reaches it at its first checkpoint); for d <= 0 the body is
-// skipped. A finished WithTimeout leaves no timer armed.
+// skipped. A finished WithTimeout leaves no timer armed, also when its body
+// ends its goroutine with runtime.Goexit.
 func (j *Job) WithTimeout(d time.Duration, body Func) error {
 	return j.scope(body, flagDeadline, d)
 }
@@ -133,7 +134,6 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 	if body == nil {
 		return ErrNilBody
 	}
-	rt := j.rt
 	s := new(Job)
 	var run bodyRunner = Func(body)
 	if flags&flagDeadline != 0 {
@@ -150,17 +150,36 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 		s.cancel(ErrTimeout, byTimeout) // already past: the body is skipped
 	}
 	s.claim()
-	s.run(nil)
-	if !s.terminal() {
-		s.wait(nil, waitTerminal, 0, true)
-	}
-	if flags&flagDeadline != 0 && s.x.timed.t != nil {
-		rt.stopTimer(s.x.timed.t)
+	if flags&flagDeadline != 0 && d > 0 {
+		s.runTimed()
+	} else {
+		s.run(nil)
+		if !s.terminal() {
+			s.wait(nil, waitTerminal, 0, true)
+		}
 	}
 	if s.State() == Cancelled && s.state.Load()&bitTimedOut != 0 {
 		return &TimeoutError{After: d}
 	}
 	return s.result()
+}
+
+// runTimed runs a WithTimeout scope with d > 0 and waits for it, on the
+// caller's goroutine, then stops its timer. The stop is deferred so that it
+// also runs when the body calls runtime.Goexit, which ends the goroutine
+// inside run: an armed timer would keep Runtime.Close waiting until it
+// fired. (The scope is then failing and cancelled: its timer has nothing
+// left to do.)
+func (s *Job) runTimed() {
+	defer func() {
+		if t := s.x.timed.t; t != nil { // nil if the body was skipped
+			s.rt.stopTimer(t)
+		}
+	}()
+	s.run(nil)
+	if !s.terminal() {
+		s.wait(nil, waitTerminal, 0, true)
+	}
 }
 
 // timedBody is the body of a WithTimeout scope with d > 0: it arms the
