@@ -85,6 +85,7 @@ type jobExtra struct {
 	done     chan struct{}   // Done, made on first call
 	shield   int32           // Shield nesting depth; bitShield mirrors shield > 0
 	timed    timedBody       // WithTimeout with d > 0: the body; only the scope's goroutine touches it
+	err      error           // WithTimeout: what Err returned first, once non-nil (see deadlineErr)
 }
 
 // lockSlow locks j.mu and pins j to the locked finish path (see bitSlow),
