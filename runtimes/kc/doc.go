@@ -151,7 +151,9 @@
 // wakers (the job finishing, the waiter's cancellation, a timer) wins a CAS
 // on the node's Parker and is the only one to unpark it, so every waiter is
 // woken exactly once and no wakeup is lost. Join and Await of an unstarted
-// child of the waiting job run the child inline instead of parking.
+// child of the waiting job run the child inline instead of parking (a
+// runtime.Goexit in its body then ends the waiting goroutine, and fails
+// the waiting job: see ErrGoexit and runInline).
 //
 // A wait ends with the waiter's cancellation only if its target is still
 // not terminal then: a target that finished gives its own outcome, also to
