@@ -49,7 +49,10 @@ func (j *Job) Done() <-chan struct{} {
 
 // Err returns nil until Done is closed; then the cancellation error if j
 // was cancelled, or an error matching ErrCancelled (and context.Canceled)
-// saying the job finished.
+// saying the job finished. Once non-nil, it returns the same error on every
+// call, as context.Context requires: when an explicit Cancel replaces the
+// cause of a WithTimeout scope's timeout afterwards, Result and Check
+// report the new cause, Err still the timeout.
 func (j *Job) Err() error {
 	s := j.state.Load()
 	if s&bitWalked == 0 && j.parentDown() {
@@ -60,9 +63,29 @@ func (j *Job) Err() error {
 	case s&bitWalked == 0:
 		return nil
 	case s&bitCancel != 0:
+		if j.flags&flagDeadline != 0 {
+			return j.deadlineErr()
+		}
 		return j.cancelErr()
 	}
 	return errFinished
+}
+
+// deadlineErr is Err for a cancelled WithTimeout scope: the only kind of
+// job whose cancellation error can change, when an explicit Cancel replaces
+// its timeout's (requestCancelLocked). It records the first error it
+// returns and returns that from then on. (Every other job's cancellation
+// error is final once set.) Two locks, only on this path.
+func (j *Job) deadlineErr() error {
+	err := j.cancelErr()
+	j.mu.Lock()
+	if j.x.err == nil {
+		j.x.err = err
+	} else {
+		err = j.x.err
+	}
+	j.mu.Unlock()
+	return err
 }
 
 // Value looks key up in the context given to Runtime.Run.

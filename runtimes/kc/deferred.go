@@ -42,8 +42,11 @@ func Async[T any](j *Job, body func(j *Job) (T, error), opts ...JobOption) (*Def
 // waiter cancelled by the failure of the deferred it awaits (its parent or
 // an ancestor) always gets that failure, whether the deferred failed before
 // the await began or while it was pending. Awaiting from the deferred's own job, or
-// from an attached descendant of it, returns ErrWaitCycle at once. Cost
-// when finished: one atomic load.
+// from an attached descendant of it, returns ErrWaitCycle at once. A
+// deferred of w's whose body has not started is run on the calling
+// goroutine instead of waited for; should that body call runtime.Goexit,
+// the Goexit ends the calling goroutine and Await does not return (see
+// ErrGoexit). Cost when finished: one atomic load.
 func (d *Deferred[T]) Await(w *Job) (T, error) {
 	slowPoint()
 	if d.job.state.Load()&stateMask == uint64(Completed) {

@@ -134,6 +134,16 @@
 // WithTimeout scope, whose failure is returned to the caller instead, or the
 // child is detached, whose failure goes nowhere.
 //
+// The parent's cancel walk runs on the goroutine that finishes the failed
+// child (the end of its body, the last of its children), except when that
+// is a Lease release, which must not run user code (DESIGN "Lease"): then
+// the parent is cancelled there (it records the failure and moves to
+// Cancelling, which is O(1) and runs nothing), and its walk, with the
+// OnCancel callbacks and the cancellation of its other children, is handed
+// to the executor as a core task (walkTask), which holds the parent until
+// the walk is done. The same holds for each ancestor that the release
+// finishes in turn.
+//
 // # Blocking
 //
 // Every blocking wait for a job (Join, Await, AwaitAll, WaitAll, the end
@@ -144,14 +154,18 @@
 // wakers (the job finishing, the waiter's cancellation, a timer) wins a CAS
 // on the node's Parker and is the only one to unpark it, so every waiter is
 // woken exactly once and no wakeup is lost. Join and Await of an unstarted
-// child of the waiting job run the child inline instead of parking.
+// child of the waiting job run the child inline instead of parking (a
+// runtime.Goexit in its body then ends the waiting goroutine, and fails
+// the waiting job: see ErrGoexit and runInline).
 //
 // A wait ends with the waiter's cancellation only if its target is still
 // not terminal then: a target that finished gives its own outcome, also to
 // a waiter cancelled meanwhile (DESIGN "Await"). A failing job cancels its
 // parent (the parent's cancel walk included) while it is finishing, before
 // it is published terminal, so that whoever sees it terminal (State, Join,
-// Await) also sees the parent and its other children cancelled; a wait
+// Await) also sees the parent and its other children cancelled (when a
+// Lease release finishes it, the parent only: its walk comes after, see
+// above); a wait
 // whose waiter is found cancelled while its target is finishing (body
 // done, nothing holding it: it becomes terminal without running user code
 // of its own) waits for the target's outcome.

@@ -45,11 +45,28 @@ var (
 	ErrWaitCycle = errors.New("kc: wait for itself or an ancestor")
 
 	// ErrGoexit is the failure of a job whose body called runtime.Goexit.
+	// Goexit ends the goroutine the body runs on, as it always does: a
+	// goroutine of the executor, or, for a Scope, SupervisorScope or
+	// WithTimeout body, the caller's, or, for a child that Join or Await
+	// by its parent ran inline (a child not yet started when the wait
+	// began), the waiting goroutine. Then the wait does not return, and
+	// every body that goroutine was running fails with ErrGoexit as it
+	// unwinds; the waiting job fails with an error that matches ErrGoexit
+	// even if it waited from another goroutine. Whether a child was still
+	// unstarted when awaited depends on the executor, so a body that may
+	// call Goexit should be awaited only by a job that may end with it, or
+	// from a goroutine that may end (Await(nil) and Join(nil) never run a
+	// body inline).
 	ErrGoexit = errors.New("kc: body called runtime.Goexit")
 
 	// ErrNilBody is returned when a nil body is launched.
 	ErrNilBody = errors.New("kc: nil body")
 )
+
+// errInlineGoexit fails a job on whose behalf a Join or Await ran a child
+// inline that called runtime.Goexit, which ended the waiting goroutine
+// (runInline).
+var errInlineGoexit = fmt.Errorf("kc: a child run inline by Join or Await called runtime.Goexit: %w", ErrGoexit)
 
 // cancelError is the Result of a cancelled job and what Check returns inside
 // one. It matches ErrCancelled and unwraps to the cause given to Cancel.

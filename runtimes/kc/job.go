@@ -31,6 +31,15 @@ const (
 	flagOpen                              // made by Open: no body; Close or its cancel walk ends it
 	flagDeadline                          // x.deadline is set (immutable)
 	flagRunCancelled                      // the body runs even if the job is cancelled before it starts (actors, producers)
+
+	// flagCoreTask marks a core task: not a job of the tree, but work the
+	// core hands to the executor through Spawn, as a Job because that is
+	// what a Task is (walkTask). It is made with bitCancel set, so that
+	// run reaches it on the path of bodies skipped by a cancellation,
+	// which keeps its check off the path of every other body; there run
+	// calls its body and marks it terminal, and nothing else: no state
+	// transition of the tree, no Stats, no parent or runtime to release.
+	flagCoreTask
 )
 
 // Job is a node of the job tree (see the package doc for its state machine).
@@ -85,6 +94,7 @@ type jobExtra struct {
 	done     chan struct{}   // Done, made on first call
 	shield   int32           // Shield nesting depth; bitShield mirrors shield > 0
 	timed    timedBody       // WithTimeout with d > 0: the body; only the scope's goroutine touches it
+	err      error           // WithTimeout: what Err returned first, once non-nil (see deadlineErr)
 }
 
 // lockSlow locks j.mu and pins j to the locked finish path (see bitSlow),
@@ -132,6 +142,11 @@ func (j *Job) claim() bool { return j.state.Or(bitClaimed)&bitClaimed == 0 }
 // check for the cancellation themselves.
 func (j *Job) run(w *Worker) {
 	if s := j.state.Load(); s&(bitCancel|bitShield) == bitCancel || j.parentDown() {
+		if j.flags&flagCoreTask != 0 {
+			j.body.runBody(j)
+			j.state.Or(uint64(Completed)) // Finished: a queue entry left behind is stale
+			return
+		}
 		if j.flags&flagRunCancelled == 0 || j.rt.faults.has(faultCancelledProducerSkipsBody) {
 			j.bodyReturned(nil, w)
 			return
@@ -170,7 +185,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	if s := j.state.Load(); err == nil && rt.tracer == nil && !rt.faults.on() && s&^bitListed == fresh && !j.parentDown() {
 		if j.state.CompareAndSwap(s, s|bitBodyDone|bitClosed|bitWalked|uint64(Completed)) {
 			rt.stats.add(cCompleted)
-			j.released(Completed, w, false)
+			j.released(Completed, w, false, false)
 			return
 		}
 	}
@@ -196,7 +211,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 		s := j.state.Or(bitClosed | bitEnded | bitBodyDone)
 		switch {
 		case holds(s) == 0 || rt.faults.has(faultNoWaitChildren):
-			j.finishLocked(w)
+			j.finishLocked(w, false)
 			return
 		case stateOf(s) == Active:
 			j.setStateLocked(Closing)
@@ -219,7 +234,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	if !walk && open == nil {
 		s = j.state.Or(bitBodyDone)
 		if holds(s) == 0 || rt.faults.has(faultNoWaitChildren) {
-			j.finishLocked(w)
+			j.finishLocked(w, false)
 		} else {
 			j.mu.Unlock()
 		}
@@ -235,7 +250,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	// The body is not done until here, so nothing above can finish j.
 	s = j.state.Or(bitBodyDone)
 	if holds(s) == 0 || rt.faults.has(faultNoWaitChildren) {
-		j.finish(w)
+		j.finish(w, false)
 	}
 }
 
@@ -258,7 +273,7 @@ func (j *Job) endCancelled(w *Worker) bool {
 	for s := j.state.Load(); s&(need|refuse) == need && holds(s) == 0 && stateOf(s) == Cancelling; s = j.state.Load() {
 		if j.state.CompareAndSwap(s, s&^stateMask|bitClosed|bitEnded|bitBodyDone|uint64(Cancelled)) {
 			j.rt.stats.add(cCancelled)
-			j.released(Cancelled, w, false)
+			j.released(Cancelled, w, false, false)
 			return true
 		}
 	}

@@ -58,26 +58,52 @@ func (j *Job) Open(opts ...JobOption) (*Job, error) {
 
 // Close is the nursery close() of spec 04: j stops accepting children
 // (Active -> Closing). A nursery made by Open then becomes terminal as soon
-// as its children are; a job with a body still waits for its body.
+// as its children are; its Close plays the part of a body returning, so it
+// also closes the nurseries opened in it that are still open, as the end of
+// a body does (bodyReturned), and they theirs. A job with a body still
+// waits for its body.
 func (j *Job) Close() {
 	s := j.lockSlow()
 	if stateOf(s).Terminal() {
 		j.mu.Unlock()
 		return
 	}
-	bits := bitClosed
-	if j.body == nil {
-		bits |= bitBodyDone
+	if j.body != nil {
+		if s = j.state.Or(bitClosed); stateOf(s) == Active {
+			j.setStateLocked(Closing)
+		}
+		j.mu.Unlock()
+		return
 	}
-	s = j.state.Or(bits)
+	// The nursery's "body" ends: bitEnded, set under j.mu as the open
+	// children are collected, makes a nursery whose attach to j raced
+	// with this and is not in the list yet close itself (attach).
+	s = j.state.Or(bitClosed | bitEnded)
 	if stateOf(s) == Active {
 		j.setStateLocked(Closing)
 	}
+	if s&bitEnded != 0 {
+		j.mu.Unlock()
+		return // an earlier Close does the rest
+	}
+	var open []*Job
+	if s&bitHasOpen != 0 {
+		for c := j.head; c != nil; c = c.next {
+			if c.flags&flagOpen != 0 {
+				open = append(open, c)
+			}
+		}
+	}
 	j.mu.Unlock()
-	// This Or ended a nursery's "body": if nothing holds it, it is ours to
-	// finish (see state.go).
-	if bits&bitBodyDone != 0 && s&bitBodyDone == 0 && holds(s) == 0 {
-		j.finish(nil)
+	for _, c := range open {
+		c.Close()
+	}
+	// This Or ends the nursery's "body" (not before its nurseries are
+	// closed, as for a body): if nothing holds it, it is ours to finish
+	// (see state.go). A cancel walk may have ended it first (and then
+	// holds it; cancelWalkLocked).
+	if s = j.state.Or(bitBodyDone); s&bitBodyDone == 0 && holds(s) == 0 {
+		j.finish(nil, false)
 	}
 }
 
@@ -98,7 +124,8 @@ func (j *Job) SupervisorScope(body Func) error { return j.scope(body, flagSuperv
 // recorded before the timeout win; those after it do not. For d > 0 the
 // timeout never keeps the body from running, however late it starts (an
 // early timeout reaches it at its first checkpoint); for d <= 0 the body is
-// skipped. A finished WithTimeout leaves no timer armed.
+// skipped. A finished WithTimeout leaves no timer armed, also when its body
+// ends its goroutine with runtime.Goexit.
 func (j *Job) WithTimeout(d time.Duration, body Func) error {
 	return j.scope(body, flagDeadline, d)
 }
@@ -107,7 +134,6 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 	if body == nil {
 		return ErrNilBody
 	}
-	rt := j.rt
 	s := new(Job)
 	var run bodyRunner = Func(body)
 	if flags&flagDeadline != 0 {
@@ -124,17 +150,36 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 		s.cancel(ErrTimeout, byTimeout) // already past: the body is skipped
 	}
 	s.claim()
-	s.run(nil)
-	if !s.terminal() {
-		s.wait(nil, waitTerminal, 0, true)
-	}
-	if flags&flagDeadline != 0 && s.x.timed.t != nil {
-		rt.stopTimer(s.x.timed.t)
+	if flags&flagDeadline != 0 && d > 0 {
+		s.runTimed()
+	} else {
+		s.run(nil)
+		if !s.terminal() {
+			s.wait(nil, waitTerminal, 0, true)
+		}
 	}
 	if s.State() == Cancelled && s.state.Load()&bitTimedOut != 0 {
 		return &TimeoutError{After: d}
 	}
 	return s.result()
+}
+
+// runTimed runs a WithTimeout scope with d > 0 and waits for it, on the
+// caller's goroutine, then stops its timer. The stop is deferred so that it
+// also runs when the body calls runtime.Goexit, which ends the goroutine
+// inside run: an armed timer would keep Runtime.Close waiting until it
+// fired. (The scope is then failing and cancelled: its timer has nothing
+// left to do.)
+func (s *Job) runTimed() {
+	defer func() {
+		if t := s.x.timed.t; t != nil { // nil if the body was skipped
+			s.rt.stopTimer(t)
+		}
+	}()
+	s.run(nil)
+	if !s.terminal() {
+		s.wait(nil, waitTerminal, 0, true)
+	}
 }
 
 // timedBody is the body of a WithTimeout scope with d > 0: it arms the

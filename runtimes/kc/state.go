@@ -42,7 +42,8 @@ func (s State) Terminal() bool { return s >= Completed }
 // The state word (Job.state) holds the State in its low 3 bits, the flags
 // below above it, and in its high 32 bits the hold count: one per attached
 // non-detached child that is not yet terminal, per Lease, and per cancel
-// walk in progress (which holds the job while its OnCancel hooks run).
+// walk in progress (which holds the job while its OnCancel hooks run) or
+// handed to the executor and not yet done (walkTask).
 //
 // Every write is an atomic read-modify-write (Or, And, Add, CAS), never a
 // plain Store after publication, because writers run on several goroutines
@@ -83,7 +84,7 @@ const (
 	bitSlow                              // waiters, hooks, a failure, a cancellation or a Done channel: finish under mu
 	bitListed                            // put on its parent's child list (see Job.list), and not yet known to be off it
 	bitWaitAll                           // a WaitAll waiter may be registered: the release of the last hold must wake it
-	bitEnded                             // the body returned and its nurseries were collected for auto-closing (under mu)
+	bitEnded                             // the body returned, or the nursery was closed, and its nurseries were collected for auto-closing (under mu)
 
 	holdShift        = 32
 	oneHold   uint64 = 1 << holdShift

@@ -2,11 +2,14 @@ package kc_test
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kcbench/kcbench/internal/testutil"
+	"github.com/kcbench/kcbench/runtimes"
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -81,5 +84,46 @@ func TestCloseWaitsForTimerCallbacks(t *testing.T) {
 	// Close returned, so every callback has returned: all have started.
 	if a, e := ex.armed.Load(), ex.entered.Load(); a != e {
 		t.Errorf("Close returned with %d of %d timer callbacks started; want all", e, a)
+	}
+}
+
+// TestWithTimeoutGoexitStopsTimer checks that a WithTimeout scope whose
+// body ends its goroutine with runtime.Goexit leaves no timer armed: the
+// scope fails with ErrGoexit, and Runtime.Close, which waits for armed
+// timers, returns at once rather than when the hour is up.
+func TestWithTimeoutGoexitStopsTimer(t *testing.T) {
+	testutil.NoLeak(t)
+	for _, name := range runtimes.Names() {
+		t.Run(name, func(t *testing.T) {
+			rt, err := runtimes.New(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var returned bool
+			err = rt.Run(context.Background(), func(j *kc.Job) error {
+				c, err := j.Launch(func(c *kc.Job) error {
+					c.WithTimeout(time.Hour, func(*kc.Job) error {
+						runtime.Goexit()
+						return nil
+					})
+					returned = true
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				if err := c.Join(nil); !errors.Is(err, kc.ErrGoexit) {
+					t.Errorf("the child whose WithTimeout body called Goexit: Join = %v; want ErrGoexit", err)
+				}
+				return nil
+			})
+			if !errors.Is(err, kc.ErrGoexit) {
+				t.Errorf("Run = %v; want ErrGoexit", err)
+			}
+			if returned {
+				t.Error("WithTimeout returned; want its body's Goexit to end the goroutine")
+			}
+			testutil.Watchdog(t, 10*time.Second, func() { rt.Close() })
+		})
 	}
 }

@@ -209,7 +209,7 @@ func (j *Job) join(w *Job) error {
 			return j.joinCancelled(w, false)
 		}
 		if j.parent == w && j.flags&flagDetached == 0 && j.claim() {
-			j.run(nil)
+			j.runInline(w)
 			if j.terminal() {
 				return nil
 			}
@@ -222,6 +222,48 @@ func (j *Job) join(w *Job) error {
 		return j.joinCancelled(w, true)
 	}
 	return nil
+}
+
+// runInline runs j, an unstarted child of w whose body the caller has
+// claimed, on the calling goroutine, for a Join or Await by w: this saves a
+// park and a wake, and is what makes awaiting a child just launched cheap.
+//
+// A body that calls runtime.Goexit ends the goroutine it runs on; here
+// that is the goroutine waiting on w's behalf, which no one can save. j
+// fails with ErrGoexit (run), and the Goexit goes on: the Join or Await
+// never returns, and every body on the goroutine fails with ErrGoexit as
+// its frames unwind. So that w's outcome does not depend on which goroutine
+// waited for it (its body, or a goroutine its body started), the deferred
+// check fails w with errInlineGoexit (which matches ErrGoexit) and cancels
+// it, unless j's failure has done that already (failsParent) or w has
+// ended. The check is a defer on this path only: Join and Await of a child
+// the executor has started, and the rest of join, pay nothing for it.
+func (j *Job) runInline(w *Job) {
+	returned := false
+	defer func() {
+		if !returned && !j.failsParent() {
+			w.failInlineGoexit()
+		}
+	}()
+	j.run(nil) // recovers a panic: only a Goexit skips the next line
+	returned = true
+}
+
+// failInlineGoexit fails and cancels j, unless it is terminal, because a
+// child that a wait on j's behalf ran inline called runtime.Goexit (see
+// runInline). Runs in a deferred call of the unwinding goroutine.
+func (j *Job) failInlineGoexit() {
+	j.lockSlow()
+	if j.terminal() {
+		j.mu.Unlock()
+		return
+	}
+	j.recordFailureLocked(errInlineGoexit)
+	if _, walk := j.requestCancelLocked(errInlineGoexit, byPropagation); walk {
+		j.cancelWalkLocked()
+	} else {
+		j.mu.Unlock()
+	}
 }
 
 // joinCancelled is join's answer once its waiter w is found cancelled
@@ -286,7 +328,11 @@ func (j *Job) result() error {
 // was cancelled meanwhile: a job joining a failing descendant gets that
 // failure, not the cancellation the failure causes, whatever the timing.
 // If w is j itself or an attached descendant of j, which j waits for, Join
-// returns ErrWaitCycle at once instead of waiting forever.
+// returns ErrWaitCycle at once instead of waiting forever. If j is w's
+// attached child and its body has not started, Join runs it on the calling
+// goroutine instead of waiting; should that body call runtime.Goexit, the
+// Goexit ends the calling goroutine and Join does not return (see
+// ErrGoexit).
 func (j *Job) Join(w *Job) error {
 	if !j.terminal() {
 		if err := j.join(w); err != nil {
@@ -406,8 +452,11 @@ func (j *Job) Yield() error {
 // Lease is spec 02 PromiseChildLease: a hold on j that keeps it from
 // becoming terminal (it counts as a child, for WaitAll too) until release is
 // called. Releasing twice is harmless. The release that lets j finish only
-// wakes j's waiters; it never runs user code on the releasing goroutine.
-// Lease on a terminal job returns ErrClosed.
+// wakes j's waiters; it never runs user code on the releasing goroutine: if
+// j failed, and its failure cancels its parent, the parent is cancelled
+// there, but its cancel walk (its OnCancel callbacks, its other children's
+// cancellation) runs on a task of the executor, and so may come after j is
+// seen terminal. Lease on a terminal job returns ErrClosed.
 func (j *Job) Lease() (release func(), err error) {
 	for s := j.state.Load(); ; s = j.state.Load() {
 		if stateOf(s).Terminal() || finishing(s) {
@@ -420,7 +469,7 @@ func (j *Job) Lease() (release func(), err error) {
 	var once atomic.Bool
 	return func() {
 		if once.CompareAndSwap(false, true) {
-			j.release(1, nil)
+			j.releaseHolds(1, nil, true)
 		}
 	}, nil
 }
