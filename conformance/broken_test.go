@@ -89,6 +89,8 @@ func TestBrokenExecutor(t *testing.T) {
 			[]string{"TimeoutFiresFirst"}},
 		{"LostWake", func() kc.Executor { return &lossyPark{Executor: goroutine.New()} },
 			[]string{"ScopeThreeChildren"}},
+		{"LateTimers", func() kc.Executor { return &lateTimers{Executor: goroutine.New()} },
+			[]string{"BodyLeavesThreadLocked", "TimerLatency"}}, // the first sleeps in a loop: 300ms a sleep outlasts its watchdog
 		{"FixedPoolNoCompensation", func() kc.Executor { return newFixedPool(2) },
 			[]string{"ScopeThreeChildren", "ChildFailureCancelsSiblings", "DeepScopes", "JoinChain", "BlockingGoChannel"}},
 	} {
@@ -108,6 +110,15 @@ func (*deafTimers) AfterFunc(time.Duration, func()) kc.Timer { return deafTimer{
 type deafTimer struct{}
 
 func (deafTimer) Stop() bool { return true }
+
+// lateTimers fires every AfterFunc 300ms late, as a backend whose timer
+// queue is only polled by a slow monitor would: every timeout and sleep
+// still ends, only late.
+type lateTimers struct{ *goroutine.Executor }
+
+func (*lateTimers) AfterFunc(d time.Duration, f func()) kc.Timer {
+	return time.AfterFunc(d+300*time.Millisecond, f)
+}
 
 // leakyClose starts a helper goroutine on its first Spawn (as a backend
 // might start a monitor lazily) and forgets to stop it in Close.

@@ -200,7 +200,7 @@ func Cases() []Case {
 	var all []Case
 	for _, group := range [][]Case{matrixCases(), nurseryCases(), nurseryCancelCases(), shieldCases(), leaseCases(),
 		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), chanCases(), selectCases(), actorCases(),
-		actorCancelCases(), modelFoundCases(), stressCases(), shutdownCases()} {
+		actorCancelCases(), modelFoundCases(), contractCases(), stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
 	return all

@@ -70,7 +70,7 @@ func (j *Job) finishLocked(w *Worker, quiet bool) {
 		j.mu.Unlock()
 		return
 	}
-	if holds(s) != 0 {
+	if holds(s) != 0 && !rt.faults.has(faultNoWaitChildren) {
 		// A cancel walk took j.mu before us, after the read-modify-write
 		// that made j finishing, and holds j while its callbacks run
 		// (cancelWalkLocked): its release, the last, finishes j.
