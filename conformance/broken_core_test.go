@@ -45,6 +45,11 @@ func TestBrokenCore(t *testing.T) {
 		{"FailurePublishedBeforeParentCancelled", faults.FailurePublishedFirst, []string{"JoinFailedChildSeesParentCancelled"}},
 		{"LazyCancelReplacesCause", faults.LazyCancelIgnored, []string{"LazyCancelFirstCauseWins"}},
 		{"ChanCommitsAfterCancel", faults.ChanCommitAfterCancel, []string{"CancelledProducerSendsNothing"}},
+		{"DeadlineNearestWins", faults.DeadlineNearestWins, []string{"DeadlineInheritance"}},
+		{"WithTimeoutZeroRunsBody", faults.WithTimeoutZeroRunsBody, []string{"WithTimeoutNonPositive"}},
+		{"LeaseReleaseUnguarded", faults.LeaseReleaseUnguarded, []string{"LeaseReleaseTwiceKeepsChildHold"}},
+		{"YieldIgnoresShield", faults.YieldIgnoresShield, []string{"ShieldHidesCancelFromWaits"}},
+		{"ResultBeforeTerminal", faults.ResultBeforeTerminal, []string{"ResultNilUntilTerminal"}},
 		{"CancelledProducerLeavesChannelOpen", faults.CancelledProducerSkipsBody, []string{"ProduceCancelledBeforeStart", "ActorCancelledBeforeStart"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -98,6 +98,21 @@ const (
 	// completes its Send or Recv. Keeps kc's lazy child lists like
 	// LazyCancelIgnored.
 	ChanCommitAfterCancel
+	// DeadlineNearestWins: Deadline returns the nearest deadline found going
+	// up the tree (the innermost scope's), not the earliest of them.
+	DeadlineNearestWins
+	// WithTimeoutZeroRunsBody: WithTimeout(0) runs its body (only a negative
+	// duration skips it).
+	WithTimeoutZeroRunsBody
+	// LeaseReleaseUnguarded: calling a lease's release twice drops two holds,
+	// the second one another child's or lease's.
+	LeaseReleaseUnguarded
+	// YieldIgnoresShield: Yield reports a cancellation that arrived inside a
+	// Shield (it reads the cancel flag, not IsCancelled).
+	YieldIgnoresShield
+	// ResultBeforeTerminal: Result returns the first failure as soon as it
+	// is recorded, before the job is terminal.
+	ResultBeforeTerminal
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import

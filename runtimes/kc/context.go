@@ -20,6 +20,9 @@ func (j *Job) Deadline() (deadline time.Time, ok bool) {
 		case a.parent == nil && a.x != nil && a.x.ctx != nil:
 			d, _ = a.x.ctx.Deadline()
 		}
+		if !d.IsZero() && j.rt.faults.has(faultDeadlineNearestWins) {
+			return d, true
+		}
 		if !d.IsZero() && (!ok || d.Before(deadline)) {
 			deadline, ok = d, true
 		}

@@ -46,4 +46,9 @@ const (
 	faultFailurePublishedFirst
 	faultLazyCancelIgnored
 	faultChanCommitAfterCancel
+	faultDeadlineNearestWins
+	faultWithTimeoutZeroRunsBody
+	faultLeaseReleaseUnguarded
+	faultYieldIgnoresShield
+	faultResultBeforeTerminal
 )

@@ -59,4 +59,9 @@ const (
 	faultFailurePublishedFirst         = faults.FailurePublishedFirst
 	faultLazyCancelIgnored             = faults.LazyCancelIgnored
 	faultChanCommitAfterCancel         = faults.ChanCommitAfterCancel
+	faultDeadlineNearestWins           = faults.DeadlineNearestWins
+	faultWithTimeoutZeroRunsBody       = faults.WithTimeoutZeroRunsBody
+	faultLeaseReleaseUnguarded         = faults.LeaseReleaseUnguarded
+	faultYieldIgnoresShield            = faults.YieldIgnoresShield
+	faultResultBeforeTerminal          = faults.ResultBeforeTerminal
 )

@@ -146,7 +146,7 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 	if err := j.attach(s, run, flags|flagScope); err != nil {
 		return err
 	}
-	if flags&flagDeadline != 0 && d <= 0 {
+	if flags&flagDeadline != 0 && (d < 0 || d == 0 && !j.rt.faults.has(faultWithTimeoutZeroRunsBody)) {
 		s.cancel(ErrTimeout, byTimeout) // already past: the body is skipped
 	}
 	s.claim()

@@ -318,6 +318,11 @@ func (j *Job) result() error {
 	case Cancelled:
 		return j.cerr
 	}
+	if j.rt.faults.has(faultResultBeforeTerminal) {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		return j.err
+	}
 	return nil
 }
 
@@ -446,6 +451,9 @@ func (j *Job) Sleep(d time.Duration) error {
 // runtime.Gosched), then checks for cancellation.
 func (j *Job) Yield() error {
 	j.rt.yield()
+	if j.rt.faults.has(faultYieldIgnoresShield) && j.state.Load()&bitCancel != 0 {
+		return j.cancelErr()
+	}
 	return j.Check()
 }
 
@@ -468,7 +476,7 @@ func (j *Job) Lease() (release func(), err error) {
 	}
 	var once atomic.Bool
 	return func() {
-		if once.CompareAndSwap(false, true) {
+		if once.CompareAndSwap(false, true) || j.rt.faults.has(faultLeaseReleaseUnguarded) {
 			j.releaseHolds(1, nil, true)
 		}
 	}, nil
