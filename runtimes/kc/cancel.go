@@ -181,11 +181,8 @@ func (j *Job) cancelLeafLocked(cause error, how cancelKind, unlist uint64) bool 
 // it closes Done, cancels every listed child (the others see j.down) and
 // fires every hook. It runs at most once per job, without j.mu held while
 // children and callbacks run; a hold on j keeps it from becoming terminal
-// while callbacks run. A job that is finishing but not yet terminal is
-// walked too (its finisher waits for j.mu, which we hold): the request
-// that calls the walk was recorded on a job that had not ended, so its
-// callbacks run, and the walk's hold makes the finisher leave the finish
-// to the walk's release (finishLocked).
+// while callbacks run. A job that is already finishing gets no walk: its
+// finisher closes Done and drops the hooks.
 func (j *Job) cancelWalk() {
 	j.mu.Lock()
 	j.cancelWalkLocked()
@@ -206,7 +203,7 @@ func (j *Job) cancelWalkLocked() {
 		ended = bitBodyDone | bitClosed
 	}
 	for {
-		if s&bitWalked != 0 || stateOf(s).Terminal() {
+		if s&bitWalked != 0 || stateOf(s).Terminal() || finishing(s) {
 			j.mu.Unlock()
 			return
 		}

@@ -113,11 +113,8 @@
 // of the job: Sleep, and Join/Await with the job as waiter); then, unlocked,
 // it cancels each listed child with the same cause (recursively,
 // depth-first) and fires each hook. The walk holds the job (like a lease)
-// while OnCancel callbacks run, so no callback outlives its job; a request
-// that lands as the job's last hold is released (the job finishing, not
-// yet terminal) still gets its walk, whose hold then defers the finish to
-// the walk's own release. A child launched after the request is refused
-// (ErrCancelled), so nothing is missed.
+// while OnCancel callbacks run, so no callback outlives its job. A child
+// launched after the request is refused (ErrCancelled), so nothing is missed.
 //
 // Inside Shield, a request sets the flag and cause but defers the walk: the
 // exit of the outermost Shield performs it. A job cancelled before its body

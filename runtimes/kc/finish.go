@@ -41,7 +41,7 @@ func (j *Job) releaseHolds(n uint64, w *Worker, quiet bool) {
 // is as for releaseHolds.
 func (j *Job) finish(w *Worker, quiet bool) {
 	rt := j.rt
-	if s := j.state.Load(); s&(bitCancel|bitListed) == 0 && j.parentDown() {
+	if j.parentDown() && j.state.Load()&bitCancel == 0 {
 		j.takeParentCancel() // j (unlisted, held by a lease) missed the parent's walk
 	}
 	if rt.tracer == nil && !rt.faults.on() {
@@ -66,14 +66,7 @@ func (j *Job) finish(w *Worker, quiet bool) {
 func (j *Job) finishLocked(w *Worker, quiet bool) {
 	rt := j.rt
 	s := j.state.Load()
-	if stateOf(s).Terminal() { // a walk's release finished j first (below), or faultNoWaitChildren
-		j.mu.Unlock()
-		return
-	}
-	if holds(s) != 0 && !rt.faults.has(faultNoWaitChildren) {
-		// A cancel walk took j.mu before us, after the read-modify-write
-		// that made j finishing, and holds j while its callbacks run
-		// (cancelWalkLocked): its release, the last, finishes j.
+	if stateOf(s).Terminal() { // only with faultNoWaitChildren
 		j.mu.Unlock()
 		return
 	}

@@ -57,14 +57,8 @@ func (s State) Terminal() bool { return s >= Completed }
 // The job finishes exactly once, on the goroutine whose read-modify-write
 // made "bitBodyDone set and no holds" true: the body's end (or a nursery's
 // Close) when no holds are left, or the release of the last hold after the
-// body's end. attach and Lease never add a hold once that is true (they
-// check it in their CAS). A cancel walk may (cancelWalkLocked): a
-// cancellation recorded before the job is terminal runs its callbacks. It
-// takes j.mu before the finisher does (the finisher's finishLocked would
-// otherwise have made j terminal, which the walk checks), and its hold
-// makes that finisher return without finishing (finishLocked); the release
-// of the walk's hold makes the condition true again, and its goroutine
-// finishes the job, once.
+// body's end. Holds are never added once that is true (attach, Lease and the
+// walk check it in their CAS), so the condition cannot be made true twice.
 //
 // bitSlow pins the finish to the locked path: any goroutine other than the
 // body's that takes Job.mu to register something on the job (a waiter, a

@@ -269,8 +269,7 @@ func (j *Job) failInlineGoexit() {
 // joinCancelled is join's answer once its waiter w is found cancelled
 // (woken: by the wake of its wait): nil (the caller reports j's outcome)
 // if j is terminal or finishing, else w's cancellation error. A finishing job (body done, no holds) becomes
-// terminal without running user code of its own (only a cancel walk that
-// began before its end runs callbacks, on the canceller), so waiting for it is short; and it
+// terminal without running user code, so waiting for it is short; and it
 // must be waited for, because a failing j cancels its parent, and so may
 // cancel w (the parent, or an unlisted sibling through the parent's down
 // flag), before it is published terminal (finishLocked).
