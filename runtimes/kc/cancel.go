@@ -181,8 +181,8 @@ func (j *Job) cancelLeafLocked(cause error, how cancelKind, unlist uint64) bool 
 // it closes Done, cancels every listed child (the others see j.down) and
 // fires every hook. It runs at most once per job, without j.mu held while
 // children and callbacks run; a hold on j keeps it from becoming terminal
-// while callbacks run. A job that is already finishing gets no walk: its
-// finisher closes Done and drops the hooks.
+// while callbacks run. A job that is finishing (its body done, no holds)
+// but not terminal can take no hold: walkFinishingLocked walks it instead.
 func (j *Job) cancelWalk() {
 	j.mu.Lock()
 	j.cancelWalkLocked()
@@ -203,8 +203,12 @@ func (j *Job) cancelWalkLocked() {
 		ended = bitBodyDone | bitClosed
 	}
 	for {
-		if s&bitWalked != 0 || stateOf(s).Terminal() || finishing(s) {
+		if s&bitWalked != 0 || stateOf(s).Terminal() {
 			j.mu.Unlock()
+			return
+		}
+		if finishing(s) {
+			j.walkFinishingLocked(false)
 			return
 		}
 		if j.state.CompareAndSwap(s, (s+oneHold)|bitWalked|ended) {
@@ -259,6 +263,65 @@ func (j *Job) cancelWalkLocked() {
 	}
 	j.fireHooks(hooks)
 	j.release(1, nil)
+}
+
+// walkFinishingLocked is the cancel walk of a job that is finishing (body
+// done, no holds) but not yet terminal, for a cancellation recorded just
+// before or after the read-modify-write that made it finishing (a Cancel
+// racing the last Lease release or child end, a parent's walk reaching a
+// listed child as it finishes, the finisher's own take of a parent's
+// cancellation). The job ends Cancelled, so its OnCancel callbacks must
+// run, before it is terminal (no callback outlives its job); but no hold
+// may be added. So the walk marks itself running (bitWalking) under j.mu,
+// and the finisher, which takes j.mu before it publishes anything, leaves
+// the finish to the walk's end when it finds the mark (finishLocked,
+// endWalkFinishing). No child is left to cancel (no holds), so the walk
+// closes Done and fires the hooks: on the caller, or, if quiet (the caller
+// is a finisher on a Lease release, which must run no user code), on a
+// core task of the executor (hookTask). With no hooks there is nothing the
+// finisher does not do itself, and no walk. Called with j.mu held, bitCancel
+// set and bitWalked clear; returns with j.mu released.
+func (j *Job) walkFinishingLocked(quiet bool) {
+	if j.hooks == nil {
+		j.mu.Unlock()
+		return
+	}
+	j.state.Or(bitWalked | bitWalking)
+	hooks := j.takeHooksLocked()
+	j.mu.Unlock()
+	if quiet {
+		j.rt.ex.Spawn(newCoreTask(j.rt, &hookTask{j: j, hooks: hooks}))
+		return
+	}
+	j.fireHooks(hooks)
+	j.endWalkFinishing()
+}
+
+// endWalkFinishing ends walkFinishingLocked's walk: it clears the mark and,
+// if the finisher came meanwhile and left the finish to it, finishes j.
+func (j *Job) endWalkFinishing() {
+	j.mu.Lock()
+	if s := j.state.And(^bitWalking); s&bitFinishDeferred != 0 {
+		j.finishLocked(nil, false)
+		return
+	}
+	j.mu.Unlock()
+}
+
+// hookTask is the body of a core task (flagCoreTask) that fires the hooks
+// of a finishing job whose walk could not run on its caller
+// (walkFinishingLocked with quiet) and ends that walk, which finishes the
+// job if its finisher has left the finish to it. While it is pending the
+// job is not terminal, so its ancestors, and Runtime.Close, wait.
+type hookTask struct {
+	j     *Job
+	hooks *cancelNode // detached by the walk (takeHooksLocked)
+}
+
+func (t *hookTask) runBody(*Job) error {
+	t.j.fireHooks(t.hooks)
+	t.j.endWalkFinishing()
+	return nil
 }
 
 // takeHooksLocked is the part of a cancel walk done under j.mu: it closes
@@ -511,7 +574,9 @@ func (j *Job) unshield() {
 
 // OnCancel arranges for f to run once when j is cancelled (like
 // context.AfterFunc, but f runs synchronously on the cancelling goroutine, so
-// it must be quick and must not block). If j is already cancelled, f runs at
+// it must be quick and must not block; when the cancellation reaches j as its
+// last Lease is released, f runs on a task of the executor instead, since a
+// release runs no user code). If j is already cancelled, f runs at
 // once on the caller. If j ends without being cancelled, f never runs: no
 // callback outlives its job. stop reports whether it prevented the call. A
 // panic in f fails j with a *PanicError (when run at once, it propagates to

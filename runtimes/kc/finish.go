@@ -42,7 +42,7 @@ func (j *Job) releaseHolds(n uint64, w *Worker, quiet bool) {
 func (j *Job) finish(w *Worker, quiet bool) {
 	rt := j.rt
 	if j.parentDown() && j.state.Load()&bitCancel == 0 {
-		j.takeParentCancel() // j (unlisted, held by a lease) missed the parent's walk
+		j.takeParentCancelFinishing(quiet) // j (unlisted, held by a lease) missed the parent's walk
 	}
 	if rt.tracer == nil && !rt.faults.on() {
 		for s := j.state.Load(); s&(bitSlow|bitCancel) == 0; s = j.state.Load() {
@@ -70,6 +70,13 @@ func (j *Job) finishLocked(w *Worker, quiet bool) {
 		j.mu.Unlock()
 		return
 	}
+	if s&bitWalking != 0 {
+		// A walk of finishing j is firing its hooks: its end finishes j
+		// (walkFinishingLocked).
+		j.state.Or(bitFinishDeferred)
+		j.mu.Unlock()
+		return
+	}
 	st := endState(s, j.err)
 	// A failure that cancels the parent does so, walk included, before j
 	// is published terminal: whoever sees j terminal (State, Join, Await,
@@ -86,6 +93,16 @@ func (j *Job) finishLocked(w *Worker, quiet bool) {
 	// comes after, from the executor.
 	applied := false
 	if st == Failed && j.failsParent() && !rt.faults.has(faultFailurePublishedFirst) {
+		// While j.mu is released, a cancellation that reaches j must not
+		// start a walk of it (walkFinishingLocked), whose end would finish
+		// j a second time: mark the walk done, as a failure's own walk has
+		// normally done already.
+		if s&bitWalked == 0 {
+			j.state.Or(bitWalked)
+			if j.x != nil && j.x.done != nil {
+				close(j.x.done)
+			}
+		}
 		j.mu.Unlock()
 		j.parent.childFailed(j, quiet)
 		applied = true
@@ -184,6 +201,23 @@ func (j *Job) childFailed(c *Job, quiet bool) {
 	}
 }
 
+// takeParentCancelFinishing is takeParentCancel for j's finisher (see
+// finish): j, finishing, missed its parent's walk, and takes the parent's
+// cancellation itself. Its walk, if j has hooks, is walkFinishingLocked's,
+// on a core task if quiet.
+func (j *Job) takeParentCancelFinishing(quiet bool) {
+	p := j.parent
+	p.mu.Lock()
+	cause := p.cerr
+	p.mu.Unlock()
+	j.lockSlow()
+	if _, walk := j.requestCancelLocked(cause, byPropagation); walk && j.state.Load()&bitWalked == 0 {
+		j.walkFinishingLocked(quiet)
+	} else {
+		j.mu.Unlock()
+	}
+}
+
 // walkTask is the body of a core task (flagCoreTask) that runs the cancel
 // walk of a job that childFailed could not walk on its caller, and then
 // drops the hold childFailed took for it, which may finish the job (on the
@@ -193,8 +227,11 @@ func (j *Job) childFailed(c *Job, quiet bool) {
 type walkTask Job
 
 // newWalkTask makes the core task that walks j (see flagCoreTask).
-func newWalkTask(j *Job) *Task {
-	t := &Job{rt: j.rt, body: (*walkTask)(j), flags: flagCoreTask}
+func newWalkTask(j *Job) *Task { return newCoreTask(j.rt, (*walkTask)(j)) }
+
+// newCoreTask makes a core task (see flagCoreTask) that runs body.
+func newCoreTask(rt *Runtime, body bodyRunner) *Task {
+	t := &Job{rt: rt, body: body, flags: flagCoreTask}
 	t.state.Store(bitCancel) // before publication: see flagCoreTask
 	return (*Task)(t)
 }

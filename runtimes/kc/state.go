@@ -59,6 +59,13 @@ func (s State) Terminal() bool { return s >= Completed }
 // Close) when no holds are left, or the release of the last hold after the
 // body's end. Holds are never added once that is true (attach, Lease and the
 // walk check it in their CAS), so the condition cannot be made true twice.
+// One hand-off moves the finish to another goroutine: a cancellation
+// recorded on a job that is finishing but not yet terminal still fires its
+// OnCancel callbacks, with no hold, by a walk that marks itself running
+// (bitWalking); the finisher that finds the mark under Job.mu sets
+// bitFinishDeferred and leaves, and the walk's end finishes the job
+// (walkFinishingLocked). Either way one goroutine runs finishLocked to the
+// end.
 //
 // bitSlow pins the finish to the locked path: any goroutine other than the
 // body's that takes Job.mu to register something on the job (a waiter, a
@@ -66,19 +73,21 @@ func (s State) Terminal() bool { return s >= Completed }
 // A finisher that sees it clear, and no cancellation, finishes with one CAS
 // and no lock; one that loses that CAS to an Or of bitSlow takes the lock.
 const (
-	stateMask   uint64 = 0x7
-	bitClaimed  uint64 = 1 << (iota + 2) // the body has been claimed to run (by Task.Run or inline)
-	bitCancel                            // cancellation requested (spec 02 CANCELLED)
-	bitShield                            // shield depth > 0 (spec 02 IGNORED)
-	bitWalked                            // the cancel walk began or the job is terminal: Done is closed
-	bitBodyDone                          // the body returned, or the nursery was closed or its cancel walk began
-	bitClosed                            // no new children: Closing or later
-	bitTimedOut                          // cancelled by its own timeout (and not replaced)
-	bitHasOpen                           // some child was made by Open and may need auto-closing
-	bitSlow                              // waiters, hooks, a failure, a cancellation or a Done channel: finish under mu
-	bitListed                            // put on its parent's child list (see Job.list), and not yet known to be off it
-	bitWaitAll                           // a WaitAll waiter may be registered: the release of the last hold must wake it
-	bitEnded                             // the body returned, or the nursery was closed, and its nurseries were collected for auto-closing (under mu)
+	stateMask         uint64 = 0x7
+	bitClaimed        uint64 = 1 << (iota + 2) // the body has been claimed to run (by Task.Run or inline)
+	bitCancel                                  // cancellation requested (spec 02 CANCELLED)
+	bitShield                                  // shield depth > 0 (spec 02 IGNORED)
+	bitWalked                                  // the cancel walk began or the job is terminal: Done is closed
+	bitBodyDone                                // the body returned, or the nursery was closed or its cancel walk began
+	bitClosed                                  // no new children: Closing or later
+	bitTimedOut                                // cancelled by its own timeout (and not replaced)
+	bitHasOpen                                 // some child was made by Open and may need auto-closing
+	bitSlow                                    // waiters, hooks, a failure, a cancellation or a Done channel: finish under mu
+	bitListed                                  // put on its parent's child list (see Job.list), and not yet known to be off it
+	bitWaitAll                                 // a WaitAll waiter may be registered: the release of the last hold must wake it
+	bitEnded                                   // the body returned, or the nursery was closed, and its nurseries were collected for auto-closing (under mu)
+	bitWalking                                 // a walk of a finishing job is firing its hooks (walkFinishingLocked): the finish waits for its end (under mu)
+	bitFinishDeferred                          // the finisher found bitWalking and left the finish to the walk's end (under mu)
 
 	holdShift        = 32
 	oneHold   uint64 = 1 << holdShift
