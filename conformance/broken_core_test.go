@@ -50,6 +50,8 @@ func TestBrokenCore(t *testing.T) {
 		{"LeaseReleaseUnguarded", faults.LeaseReleaseUnguarded, []string{"LeaseReleaseTwiceKeepsChildHold"}},
 		{"YieldIgnoresShield", faults.YieldIgnoresShield, []string{"ShieldHidesCancelFromWaits"}},
 		{"ResultBeforeTerminal", faults.ResultBeforeTerminal, []string{"ResultNilUntilTerminal"}},
+		{"FinishingWalkSkipped", faults.FinishingWalkSkipped, []string{"OnCancelWhenCancelMeetsFinish"}},
+		{"OnCancelPanicSwallowed", faults.OnCancelPanicSwallowed, []string{"OnCancelPanicAtOnce"}},
 		{"CancelledProducerLeavesChannelOpen", faults.CancelledProducerSkipsBody, []string{"ProduceCancelledBeforeStart", "ActorCancelledBeforeStart"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,6 +33,8 @@ func contractCases() []Case {
 		mk("ShortTimersBesideLongOnes", "05 Sleep queue: a short timer armed after long ones fires on time", shortTimersBesideLongOnes),
 		mk("LeaseReleaseRunsNoUserCode", "DESIGN Lease: the release that lets the job finish never runs user code on the releasing goroutine", leaseReleaseRunsNoUserCode),
 		mk("TimerLatency", "05 Sleep queue: latency bounded by the monitor's tick", timerLatency),
+		mk("OnCancelWhenCancelMeetsFinish", "02 HeapCancelNode: a cancellation that meets the job finishing runs its callbacks before it is terminal", onCancelWhenCancelMeetsFinish),
+		mk("OnCancelPanicAtOnce", "DESIGN Panics: an OnCancel callback run at once panics into its caller (a body: *PanicError)", onCancelPanicAtOnce),
 	}
 }
 

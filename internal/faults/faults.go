@@ -113,6 +113,14 @@ const (
 	// ResultBeforeTerminal: Result returns the first failure as soon as it
 	// is recorded, before the job is terminal.
 	ResultBeforeTerminal
+	// FinishingWalkSkipped: a cancellation recorded on a job that is
+	// finishing (its body done, its last hold just released) gets no walk,
+	// so the job ends Cancelled with its OnCancel callbacks never run.
+	FinishingWalkSkipped
+	// OnCancelPanicSwallowed: a panic in an OnCancel callback that runs at
+	// once (the job already cancelled) is recovered and dropped instead of
+	// reaching the caller.
+	OnCancelPanicSwallowed
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import

@@ -282,7 +282,7 @@ func (j *Job) cancelWalkLocked() {
 // finisher does not do itself, and no walk. Called with j.mu held, bitCancel
 // set and bitWalked clear; returns with j.mu released.
 func (j *Job) walkFinishingLocked(quiet bool) {
-	if j.hooks == nil {
+	if j.hooks == nil || j.rt.faults.has(faultFinishingWalkSkipped) {
 		j.mu.Unlock()
 		return
 	}
@@ -580,7 +580,8 @@ func (j *Job) unshield() {
 // once on the caller. If j ends without being cancelled, f never runs: no
 // callback outlives its job. stop reports whether it prevented the call. A
 // panic in f fails j with a *PanicError (when run at once, it propagates to
-// the caller instead).
+// the caller instead; in a body, the body's recovery then fails the body's
+// job with a *PanicError).
 func (j *Job) OnCancel(f func()) (stop func() bool) {
 	if f == nil {
 		return func() bool { return false }
@@ -588,6 +589,9 @@ func (j *Job) OnCancel(f func()) (stop func() bool) {
 	n := &cancelNode{fn: f}
 	if how := j.addHook(n); how == hookFireNow {
 		n.state.Store(nodeFired)
+		if j.rt.faults.has(faultOnCancelPanicSwallowed) {
+			defer func() { recover() }()
+		}
 		f()
 		return func() bool { return false }
 	}

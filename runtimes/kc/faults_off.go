@@ -51,4 +51,6 @@ const (
 	faultLeaseReleaseUnguarded
 	faultYieldIgnoresShield
 	faultResultBeforeTerminal
+	faultFinishingWalkSkipped
+	faultOnCancelPanicSwallowed
 )

@@ -64,4 +64,6 @@ const (
 	faultLeaseReleaseUnguarded         = faults.LeaseReleaseUnguarded
 	faultYieldIgnoresShield            = faults.YieldIgnoresShield
 	faultResultBeforeTerminal          = faults.ResultBeforeTerminal
+	faultFinishingWalkSkipped          = faults.FinishingWalkSkipped
+	faultOnCancelPanicSwallowed        = faults.OnCancelPanicSwallowed
 )
