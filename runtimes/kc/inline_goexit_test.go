@@ -85,6 +85,9 @@ func TestInlineAwaitGoexitFailsWaiter(t *testing.T) {
 			if st, r := sup.State(), sup.Result(); st != kc.Failed || !errors.Is(r, kc.ErrGoexit) {
 				t.Errorf("the awaiting supervisor: %v, %v; want Failed with ErrGoexit", st, r)
 			}
+			if errs := sup.Errors(); len(errs) != 1 {
+				t.Errorf("the awaiting supervisor's Errors() = %v; want the one Goexit", errs)
+			}
 			if !errors.Is(err, kc.ErrGoexit) {
 				t.Errorf("Run = %v; want ErrGoexit", err)
 			}

@@ -95,6 +95,7 @@ type jobExtra struct {
 	shield   int32           // Shield nesting depth; bitShield mirrors shield > 0
 	timed    timedBody       // WithTimeout with d > 0: the body; only the scope's goroutine touches it
 	err      error           // WithTimeout: what Err returned first, once non-nil (see deadlineErr)
+	goexit   bool            // failInlineGoexit recorded errInlineGoexit (under mu; see run)
 }
 
 // lockSlow locks j.mu and pins j to the locked finish path (see bitSlow),
@@ -160,6 +161,11 @@ func (j *Job) run(w *Worker) {
 		var err error = ErrGoexit
 		if r := recover(); r != nil {
 			err = &PanicError{Value: r, Stack: debug.Stack()}
+		} else if j.goexitRecorded() {
+			// The Goexit of a child that a wait in this body ran inline
+			// (runInline) has failed j already with errInlineGoexit: the
+			// same Goexit is not recorded twice.
+			err = nil
 		}
 		j.bodyReturned(err, w)
 	}()

@@ -259,11 +259,22 @@ func (j *Job) failInlineGoexit() {
 		return
 	}
 	j.recordFailureLocked(errInlineGoexit)
+	j.extra().goexit = true
 	if _, walk := j.requestCancelLocked(errInlineGoexit, byPropagation); walk {
 		j.cancelWalkLocked()
 	} else {
 		j.mu.Unlock()
 	}
+}
+
+// goexitRecorded reports whether failInlineGoexit failed j: a Goexit
+// unwinding through j's body then needs no failure of its own (run). Taken
+// to be the same Goexit: a later one of j's own body adds nothing to a
+// job already failed by a Goexit.
+func (j *Job) goexitRecorded() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.x != nil && j.x.goexit
 }
 
 // joinCancelled is join's answer once its waiter w is found cancelled
