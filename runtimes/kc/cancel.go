@@ -573,15 +573,17 @@ func (j *Job) unshield() {
 }
 
 // OnCancel arranges for f to run once when j is cancelled (like
-// context.AfterFunc, but f runs synchronously on the cancelling goroutine, so
-// it must be quick and must not block; when the cancellation reaches j as its
-// last Lease is released, f runs on a task of the executor instead, since a
-// release runs no user code). If j is already cancelled, f runs at
-// once on the caller. If j ends without being cancelled, f never runs: no
-// callback outlives its job. stop reports whether it prevented the call. A
-// panic in f fails j with a *PanicError (when run at once, it propagates to
-// the caller instead; in a body, the body's recovery then fails the body's
-// job with a *PanicError).
+// context.AfterFunc, but f runs synchronously on the cancelling goroutine).
+// So f must be quick and must not block, nor call runtime.Goexit: that
+// would end the cancelling goroutine in the middle of the cancellation, and
+// the jobs it was cancelling would never finish. When the cancellation
+// reaches j as its last Lease is released, f runs on a task of the executor
+// instead, since a release runs no user code. If j is already cancelled, f
+// runs at once on the caller. If j ends without being cancelled, f never
+// runs: no callback outlives its job. stop reports whether it prevented the
+// call. A panic in f fails j with a *PanicError (when run at once, it
+// propagates to the caller instead; in a body, the body's recovery then
+// fails the body's job with a *PanicError).
 func (j *Job) OnCancel(f func()) (stop func() bool) {
 	if f == nil {
 		return func() bool { return false }
