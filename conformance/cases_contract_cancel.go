@@ -10,10 +10,13 @@ import (
 )
 
 // finishRaceRounds bounds OnCancelWhenCancelMeetsFinish: it stops at this
-// many rounds or after finishRaceBudget, whichever comes first.
+// many rounds or after finishRaceBudget, whichever comes first. On a quiet
+// machine the rounds end it (a few ms; vcore, whose threads the spinning
+// canceller competes with, takes the budget); on a loaded one the budget
+// gives the two sides time to meet.
 const (
 	finishRaceRounds = 400
-	finishRaceBudget = 300 * time.Millisecond
+	finishRaceBudget = time.Second
 )
 
 // finishRaceSpin is what OnCancelWhenCancelMeetsFinish spins on to shift

@@ -278,11 +278,22 @@ func (j *Job) cancelWalkLocked() {
 // endWalkFinishing). No child is left to cancel (no holds), so the walk
 // closes Done and fires the hooks: on the caller, or, if quiet (the caller
 // is a finisher on a Lease release, which must run no user code), on a
-// core task of the executor (hookTask). With no hooks there is nothing the
-// finisher does not do itself, and no walk. Called with j.mu held, bitCancel
-// set and bitWalked clear; returns with j.mu released.
+// core task of the executor (hookTask). With no hooks the walk only closes
+// Done and marks itself done (bitWalked), so that an OnCancel that comes
+// after it fires at once rather than being dropped by the finish. Called
+// with j.mu held, bitCancel set and bitWalked clear; returns with j.mu
+// released.
 func (j *Job) walkFinishingLocked(quiet bool) {
-	if j.hooks == nil || j.rt.faults.has(faultFinishingWalkSkipped) {
+	if j.rt.faults.has(faultFinishingWalkSkipped) {
+		j.mu.Unlock()
+		return
+	}
+	if j.hooks == nil {
+		// Nothing to fire, but the walk is done all the same: Done is
+		// closed now, and an OnCancel registered from now on fires at
+		// once (addHookLocked) instead of being dropped by the finish.
+		j.state.Or(bitWalked)
+		j.takeHooksLocked()
 		j.mu.Unlock()
 		return
 	}

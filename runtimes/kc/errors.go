@@ -56,7 +56,8 @@ var (
 	// unstarted when awaited depends on the executor, so a body that may
 	// call Goexit should be awaited only by a job that may end with it, or
 	// from a goroutine that may end (Await(nil) and Join(nil) never run a
-	// body inline).
+	// body inline). A job fails with one Goexit at most: once such a wait
+	// has failed it, a Goexit of its own body adds nothing to Errors.
 	ErrGoexit = errors.New("kc: body called runtime.Goexit")
 
 	// ErrNilBody is returned when a nil body is launched.
