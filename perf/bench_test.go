@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"log"
 	"runtime"
-	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/kcbench/kcbench/perf"
+	"github.com/montanaflynn/stats"
 )
 
 // Each benchmark runs its workload on every registered backend and on every
@@ -81,15 +82,23 @@ func Example() {
 	}
 }
 
-// Latency percentiles come from single timed operations.
+// Latency percentiles come from single timed operations, by the
+// nearest-rank rule, as kcbench run computes them.
 func ExampleSampleLatency() {
 	d, err := perf.SampleLatency("JobCreate", "goroutine", 100000)
 	if err != nil {
 		log.Fatal(err)
 	}
-	slices.Sort(d)
-	for _, q := range []float64{0.50, 0.90, 0.99, 0.999} {
-		fmt.Printf("p%v %v\n", 100*q, d[int(q*float64(len(d)-1))])
+	ns := make(stats.Float64Data, len(d))
+	for i, v := range d {
+		ns[i] = float64(v.Nanoseconds())
+	}
+	for _, pct := range []float64{50, 90, 99, 99.9} {
+		v, err := stats.PercentileNearestRank(ns, pct)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("p%v %v\n", pct, time.Duration(v))
 	}
 }
 

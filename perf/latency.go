@@ -15,23 +15,23 @@ import (
 func LatencyWorkloads() []string { return []string{"JobCreate", "AwaitPending"} }
 
 // latencyPeers are the single-op versions of the peers, by workload: each
-// call returns a fresh op (with whatever long-lived state it needs) and a
-// function that releases that state.
-var latencyPeers = map[string]map[string]func() (op func() error, done func()){
+// call returns a fresh op (with whatever long-lived state it needs), to be
+// called at most ops times, and a function that releases that state.
+var latencyPeers = map[string]map[string]func(ops int) (op func() error, done func()){
 	"JobCreate": {
-		PeerGo: func() (func() error, func()) {
+		PeerGo: func(int) (func() error, func()) {
 			var wg sync.WaitGroup
 			return func() error { wg.Go(emptyFunc); wg.Wait(); return nil }, func() {}
 		},
-		PeerErrgroup: func() (func() error, func()) {
+		PeerErrgroup: func(int) (func() error, func()) {
 			var g errgroup.Group
 			return func() error { g.Go(emptyErr); return g.Wait() }, func() {}
 		},
-		PeerConc: func() (func() error, func()) {
+		PeerConc: func(int) (func() error, func()) {
 			var wg conc.WaitGroup
 			return func() error { wg.Go(emptyFunc); wg.Wait(); return nil }, func() {}
 		},
-		PeerContext: func() (func() error, func()) {
+		PeerContext: func(int) (func() error, func()) {
 			parent, cancel := context.WithCancel(context.Background())
 			var wg sync.WaitGroup
 			return func() error {
@@ -41,16 +41,21 @@ var latencyPeers = map[string]map[string]func() (op func() error, done func()){
 				return nil
 			}, cancel
 		},
-		Floor: func() (func() error, func()) {
+		Floor: func(ops int) (func() error, func()) {
 			s := newFloorState()
+			s.reserve(ops)
 			return func() error { s.launch(floorEmpty); return nil }, func() {}
 		},
 	},
 	"AwaitPending": {
-		PeerGo:       func() (func() error, func()) { return goAsyncAwait, func() {} },
-		PeerErrgroup: func() (func() error, func()) { return egAsyncAwait, func() {} },
-		PeerConc:     func() (func() error, func()) { return concAsyncAwait, func() {} },
-		Floor:        func() (func() error, func()) { return newFloorState().awaitPending, func() {} },
+		PeerGo:       func(int) (func() error, func()) { return goAsyncAwait, func() {} },
+		PeerErrgroup: func(int) (func() error, func()) { return egAsyncAwait, func() {} },
+		PeerConc:     func(int) (func() error, func()) { return concAsyncAwait, func() {} },
+		Floor: func(ops int) (func() error, func()) {
+			s := newFloorState()
+			s.reserve(ops)
+			return s.awaitPending, func() {}
+		},
 	},
 }
 
@@ -88,8 +93,10 @@ func kcLatencyOp(workload string, j *kc.Job) (func() error, error) {
 // Launch of an empty child into a long-lived nursery plus Join of that
 // child (peers: WaitGroup.Go or
 // errgroup/conc Go on a long-lived group, then Wait; the floor: one op of
-// the JobCreate floor); one AwaitPending op is exactly one op of the
-// AwaitPending workload. The durations come back
+// the JobCreate floor, its job records carved before the timing starts, see
+// floorState.reserve); one AwaitPending op is exactly one op of the
+// AwaitPending workload. Each duration includes the cost of reading the
+// clock twice (the floor's p50 is mostly that). The durations come back
 // in the order they were measured; the caller computes percentiles.
 //
 // Unknown workloads (and those without a sampler) return an error matching
@@ -113,7 +120,7 @@ func SampleLatency(workload, backend string, samples int) ([]time.Duration, erro
 	out := make([]time.Duration, samples)
 	warm := samples/10 + 100
 	if mk, ok := peers[backend]; ok {
-		op, done := mk()
+		op, done := mk(warm + samples)
 		err = sample(op, warm, out)
 		done()
 	} else {

@@ -196,6 +196,11 @@ func (w Workload) Run(backend string, n, ops int) error {
 	return run(nopTimer{}, ops)
 }
 
+// MaxSize is the largest n a sized workload accepts: a million parked
+// children already take gigabytes of stacks; more would exhaust memory
+// rather than measure anything.
+const MaxSize = 1_000_000
+
 // bind checks backend and n and returns the implementation to call.
 func (w Workload) bind(backend string, n int) (func(t timer, ops int) error, error) {
 	if w.kc == nil && w.peers == nil {
@@ -206,6 +211,8 @@ func (w Workload) bind(backend string, n int) (func(t timer, ops int) error, err
 		return nil, &ArgError{Workload: w.Name, Arg: "n", Value: n, Why: "the workload is unsized: n must be 0"}
 	case w.Sizes != nil && n < 1:
 		return nil, &ArgError{Workload: w.Name, Arg: "n", Value: n, Why: "must be at least 1"}
+	case n > MaxSize:
+		return nil, &ArgError{Workload: w.Name, Arg: "n", Value: n, Why: fmt.Sprintf("must be at most %d", MaxSize)}
 	}
 	p, ok := w.peers[backend]
 	if backend == Floor && w.floor != nil {

@@ -194,7 +194,7 @@ func TestBadNames(t *testing.T) {
 	for _, c := range []struct {
 		w     Workload
 		n, op int
-	}{{jc, 1, 1}, {jc, -1, 1}, {fan, 0, 1}, {fan, -5, 1}, {jc, 0, 0}, {fan, 10, -1}} {
+	}{{jc, 1, 1}, {jc, -1, 1}, {fan, 0, 1}, {fan, -5, 1}, {fan, MaxSize + 1, 1}, {jc, 0, 0}, {fan, 10, -1}} {
 		if err := c.w.Run("goroutine", c.n, c.op); !errors.Is(err, ErrBadArgument) || !errors.As(err, &ae) {
 			t.Errorf("%s: Run(n=%d, ops=%d) = %v", c.w.Name, c.n, c.op, err)
 		}
