@@ -103,7 +103,11 @@
 //
 // ChanPingPong, ChanBuffered, Select and SleepWake: kc.Chan, kc.Select and
 // Job.Sleep against Go's channels, select and time.Sleep (peer-go); their
-// ops are described by Workload.Op and in chan.go.
+// ops are described by Workload.Op and in chan.go. SleepWake's ratio to
+// peer-go measures a policy as much as a runtime: the stealing and vcore
+// backends spin on a timer due within microseconds, where time.Sleep
+// sleeps in the kernel (and wakes late by the kernel's timer slack), and
+// sec/op does not count the CPU the spin burns. Its floor spins too.
 //
 // # Floors
 //
