@@ -372,11 +372,13 @@
 //     two causes that the peer's op does not have. The op allocates its job
 //     (its wait node comes from the core's per-P cache), and after the
 //     collection that precedes the timed ops many of the heap's free pages are
-//     back with the OS, so an op that takes a new span page-faults; the
-//     latency floor, which allocates a job-sized record per op and does
-//     nothing else, has that tail too (its p99 row sits above peer-go's, which
-//     allocates nothing), so no launch that allocates its job reaches
-//     peer-go's p99 on such a heap. And the other worker, finding nothing,
+//     back with the OS, so an op that takes a new span (one in 64 for the
+//     512-byte slabs of four jobs) page-faults, where peer-go's op allocates
+//     nothing. The latency floor carves and writes its records before the
+//     timed ops, so its p99 shows what a launch reaches whose memory is
+//     resident: a design that closes this part of the tail would have the
+//     job slabs written before use off the launching path (a per-P stash
+//     that an idle worker fills), not built. And the other worker, finding nothing,
 //     goes idle after its spin, so now and then a launch wakes it (a futex
 //     wake on the launching thread); keeping it spinning longer (naps of its
 //     thread) holds a P that timers and readied goroutines need.
