@@ -132,10 +132,7 @@ func TestFinisherTakingParentCancelRunsNoHooks(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		p.lockSlow()
-		p.requestCancelLocked(cause, byCancel)
-		p.down.Store(1)
-		p.mu.Unlock()
+		beginWalk(p, cause)
 		go func() { release(); close(h.released) }()
 		c.Join(nil)
 		p.cancelWalk()
@@ -145,6 +142,17 @@ func TestFinisherTakingParentCancelRunsNoHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// beginWalk records p's cancellation as its walk does before it reaches
+// its children (the request, then the down flag), and leaves the rest of
+// the walk to a later p.cancelWalk: a child that learns of it meanwhile
+// has missed the walk.
+func beginWalk(p *Job, cause error) {
+	p.lockSlow()
+	p.requestCancelLocked(cause, byCancel)
+	p.down.Store(1)
+	p.mu.Unlock()
 }
 
 // runBody runs body as a root job of rt and delivers its error.

@@ -170,10 +170,7 @@ func TestGrandchildReleaseRunsNoAncestorHooks(t *testing.T) {
 		for g.state.Load()&bitBodyDone == 0 || c.state.Load()&bitBodyDone == 0 || holds(c.state.Load()) != 1 {
 			runtime.Gosched() // c's body is done and only g holds it (g's body done too)
 		}
-		p.lockSlow()
-		p.requestCancelLocked(cause, byCancel)
-		p.down.Store(1)
-		p.mu.Unlock()
+		beginWalk(p, cause)
 		go func() { release(); close(h.released) }()
 		c.Join(nil)
 		p.cancelWalk()
@@ -351,10 +348,7 @@ func TestCloseWaitsForHookTask(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		p.lockSlow()
-		p.requestCancelLocked(cause, byCancel)
-		p.down.Store(1)
-		p.mu.Unlock()
+		beginWalk(p, cause)
 		release()      // quiet: the callback goes to a hookTask
 		p.cancelWalk() // the walk that down announced
 		close(started)
