@@ -28,8 +28,11 @@ and peer, -count rounds interleaved (round 1 runs every benchmark once,
 then round 2, ...), so that drift of the machine hits every backend
 alike. Each run lasts -benchtime, as with go test; after the first round
 a benchmark runs the iteration count its previous round found to fill
--benchtime, without testing.Benchmark's ramp-up. After the benchmarks of each round it samples the latency
-percentiles of JobCreate and AwaitPending (-latency samples each).
+-benchtime, without testing.Benchmark's ramp-up. After the benchmarks of
+each round it samples the latency percentiles of JobCreate and
+AwaitPending (-latency samples each, per backend and round: with the
+default 100000, a round's p99.9 is its 100th-largest sample, and its
+p99 its 1000th).
 
 It writes into the output directory:
   results.txt      Go benchmark format, with the configuration lines goos,
@@ -98,7 +101,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.IntVar(&f.count, "count", 10, "number of interleaved `rounds` (see above: the gate needs about 10)")
 	fs.StringVar(&f.benchtime, "benchtime", "50ms", "run each benchmark for `d` (a duration, or Nx iterations)")
 	fs.StringVar(&f.dir, "o", filepath.Join("reports", "latest"), "output `directory`")
-	fs.IntVar(&f.latency, "latency", 10000, "latency `samples` per backend and round (0: no latency lines)")
+	fs.IntVar(&f.latency, "latency", 100000, "latency `samples` per backend and round (0: no latency lines)")
 	fs.BoolVar(&f.conform, "conform", true, "run the conformance suite first")
 	fs.StringVar(&f.conformRun, "conform-run", "", "run only the conformance cases whose name matches `regexp`")
 	fs.DurationVar(&f.watchdog, "watchdog", 20*time.Second, "fail a conformance case that takes longer than `d`")
