@@ -60,6 +60,7 @@ func runGateAB(stdout, stderr io.Writer, g abGate, f *abFlags, opts gate.Options
 	}
 	defer wt.Remove()
 	baseLabel := fmt.Sprintf("%s (%.12s)", ref, wt.Commit)
+	warnWorkloadsChanged(ctx, stderr, wt, mod, baseLabel)
 	dir, cleanup, err := tempDir()
 	if err != nil {
 		return err
@@ -110,6 +111,22 @@ func runGateAB(stdout, stderr io.Writer, g abGate, f *abFlags, opts gate.Options
 	}
 	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed, Load: load, Discard: cfg.Discard}, opts)
 	return writeGate(stdout, rep)
+}
+
+// warnWorkloadsChanged warns when package perf, which defines the
+// workloads, differs between the base and the working tree: each side's
+// driver runs its own workloads, so a row whose workload changed compares
+// two different programs, and its ratio is not the runtime's change alone.
+// A failure to tell is only noted.
+func warnWorkloadsChanged(ctx context.Context, stderr io.Writer, wt *ab.Worktree, mod, baseLabel string) {
+	files, err := wt.Changed(ctx, mod, "perf")
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "cannot tell whether the workloads (package perf) changed since %s: %v\n", baseLabel, err)
+	case len(files) > 0:
+		fmt.Fprintf(stderr, "warning: the workloads (package perf) differ between %s and the working tree (%s): the rows of a changed workload compare two different workloads, not only two runtimes\n",
+			baseLabel, strings.Join(files, ", "))
+	}
 }
 
 // plan returns the benchmarks and the latency samplers to measure: those

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -376,4 +377,60 @@ func TestRunBadWarm(t *testing.T) {
 			t.Errorf("Warm %v: %v; want ErrConfig", w, err)
 		}
 	}
+}
+
+// TestWorktreeChanged checks that Changed lists the files of a directory
+// that differ from the worktree's commit: changed since, committed or not,
+// and new ones git does not ignore; and nothing outside the directory.
+func TestWorktreeChanged(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	ctx := context.Background()
+	repo := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		if _, err := git(ctx, repo, append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("init", "-q")
+	write("go.mod", "module m\n")
+	write("perf/a.go", "package perf\n")
+	write("perf/skip.log", "x\n")
+	write(".gitignore", "*.log\n")
+	write("other.go", "package m\n")
+	run("add", ".")
+	run("commit", "-q", "-m", "base")
+	w, err := AddWorktree(ctx, repo, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Remove()
+	check := func(want ...string) {
+		t.Helper()
+		got, err := w.Changed(ctx, repo, "perf")
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("Changed = %q, %v; want %q", got, err, want)
+		}
+	}
+	check()
+	write("other.go", "package m // changed\n")
+	check()
+	write("perf/a.go", "package perf // changed\n")
+	check("perf/a.go")
+	run("commit", "-q", "-am", "head")
+	write("perf/b.go", "package perf\n")
+	write("perf/skip2.log", "x\n")
+	check("perf/a.go", "perf/b.go")
 }

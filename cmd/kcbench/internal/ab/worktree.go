@@ -74,6 +74,30 @@ func AddWorktree(ctx context.Context, moduleDir, ref string) (*Worktree, error) 
 	return &Worktree{Ref: ref, Commit: commit, ModuleDir: filepath.Join(dir, rel), repo: top, tmp: tmp, dir: dir}, nil
 }
 
+// Changed lists the files under dir (relative to the module root) that
+// differ between the worktree's commit and the working tree of the module
+// it was made from: tracked files changed since the commit, committed or
+// not, and untracked files that git does not ignore. The names are
+// relative to the repository's top.
+func (w *Worktree) Changed(ctx context.Context, moduleDir, dir string) ([]string, error) {
+	path := filepath.Join(moduleDir, dir)
+	diff, err := git(ctx, w.repo, "diff", "--name-only", w.Commit, "--", path)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := git(ctx, w.repo, "ls-files", "--others", "--exclude-standard", "--", path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(diff+"\n"+untracked, "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
 // resolve returns p with its symbolic links evaluated, or p if that fails.
 func resolve(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
