@@ -115,6 +115,10 @@
 // depth-first) and fires each hook. The walk holds the job (like a lease)
 // while OnCancel callbacks run, so no callback outlives its job. A child
 // launched after the request is refused (ErrCancelled), so nothing is missed.
+// A job whose cancellation arrives as it finishes (its body done and its
+// last hold just released) can take no hold: its walk marks itself running
+// instead, and the finish waits for the walk's end (walkFinishingLocked),
+// so its callbacks still run before it is terminal.
 //
 // Inside Shield, a request sets the flag and cause but defers the walk: the
 // exit of the outermost Shield performs it. A job cancelled before its body
