@@ -89,6 +89,8 @@ func TestBrokenExecutor(t *testing.T) {
 			[]string{"TimeoutFiresFirst"}},
 		{"LostWake", func() kc.Executor { return &lossyPark{Executor: goroutine.New()} },
 			[]string{"ScopeThreeChildren"}},
+		{"CoalescingTimers", func() kc.Executor { return &coalescingTimers{Executor: goroutine.New()} },
+			[]string{"SleepNeverEarly"}},
 		{"LateTimers", func() kc.Executor { return &lateTimers{Executor: goroutine.New()} },
 			[]string{"BodyLeavesThreadLocked", "TimerLatency"}}, // the first sleeps in a loop: 300ms a sleep outlasts its watchdog
 		{"FixedPoolNoCompensation", func() kc.Executor { return newFixedPool(2) },
@@ -118,6 +120,64 @@ type lateTimers struct{ *goroutine.Executor }
 
 func (*lateTimers) AfterFunc(d time.Duration, f func()) kc.Timer {
 	return time.AfterFunc(d+300*time.Millisecond, f)
+}
+
+// coalescingTimers fires, with each timer, every pending timer due within
+// coalesceSlack of it, as a backend that batches the timers near the one
+// that fell due would: a lone timer fires on time, but of many short ones
+// armed together some fire early.
+type coalescingTimers struct {
+	*goroutine.Executor
+	mu      sync.Mutex
+	pending map[*coalescedTimer]struct{} // under mu
+}
+
+const coalesceSlack = 500 * time.Microsecond
+
+type coalescedTimer struct {
+	e    *coalescingTimers
+	when time.Time
+	f    func()
+	once sync.Once
+	t    *time.Timer
+}
+
+func (e *coalescingTimers) AfterFunc(d time.Duration, f func()) kc.Timer {
+	c := &coalescedTimer{e: e, when: time.Now().Add(d), f: f}
+	e.mu.Lock()
+	if e.pending == nil {
+		e.pending = make(map[*coalescedTimer]struct{})
+	}
+	e.pending[c] = struct{}{}
+	e.mu.Unlock()
+	c.t = time.AfterFunc(d, c.fire)
+	return c
+}
+
+// fire runs c and every pending timer due within coalesceSlack of now.
+func (c *coalescedTimer) fire() {
+	now := time.Now()
+	c.e.mu.Lock()
+	var due []*coalescedTimer
+	for o := range c.e.pending {
+		if o == c || o.when.Sub(now) <= coalesceSlack {
+			due = append(due, o)
+			delete(c.e.pending, o)
+		}
+	}
+	c.e.mu.Unlock()
+	for _, o := range due {
+		o.once.Do(o.f)
+	}
+}
+
+func (c *coalescedTimer) Stop() bool {
+	c.e.mu.Lock()
+	_, ok := c.e.pending[c]
+	delete(c.e.pending, c)
+	c.e.mu.Unlock()
+	c.t.Stop()
+	return ok
 }
 
 // leakyClose starts a helper goroutine on its first Spawn (as a backend

@@ -34,6 +34,7 @@ func contractCases() []Case {
 		mk("LeaseReleaseRunsNoUserCode", "DESIGN Lease: the release that lets the job finish never runs user code on the releasing goroutine", leaseReleaseRunsNoUserCode),
 		mk("TimerLatency", "05 Sleep queue: latency bounded by the monitor's tick", timerLatency),
 		mk("OnCancelWhenCancelMeetsFinish", "02 HeapCancelNode: a cancellation that meets the job finishing runs its callbacks before it is terminal", onCancelWhenCancelMeetsFinish),
+		mk("SleepNeverEarly", "05 Sleep queue: no sleep returns before its duration, among many short timers due close together", sleepNeverEarly),
 		mk("OnCancelPanicAtOnce", "DESIGN Panics: an OnCancel callback run at once panics into its caller (a body: *PanicError)", onCancelPanicAtOnce),
 	}
 }

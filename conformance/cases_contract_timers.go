@@ -1,0 +1,61 @@
+package conformance
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kcbench/kcbench/runtimes/kc"
+)
+
+// sleepNeverEarlySleepers is how many sleepers SleepNeverEarly runs at
+// once, their durations staggered by sleepNeverEarlyStep from
+// sleepNeverEarlyStep up.
+const (
+	sleepNeverEarlySleepers = 24
+	sleepNeverEarlyStep     = 53 * time.Microsecond
+	sleepNeverEarlyRounds   = 3
+)
+
+// No Sleep returns before its duration has passed, also when many short
+// timers fall due close together: an executor that fires a timer with its
+// neighbours (coalescing timers due within some slack of each other, or of
+// the one that fired) wakes some sleepers early. Each sleeper reads the
+// clock before it calls Sleep, so the time it measures can only be longer
+// than the sleep.
+func sleepNeverEarly(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		for round := range sleepNeverEarlyRounds {
+			var mu sync.Mutex
+			var early []string
+			err := j.Scope(func(s *kc.Job) error {
+				for i := range sleepNeverEarlySleepers {
+					d := time.Duration(i+1) * sleepNeverEarlyStep
+					if _, err := s.Launch(func(c *kc.Job) error {
+						start := time.Now()
+						if err := c.Sleep(d); err != nil {
+							return err
+						}
+						if got := time.Since(start); got < d {
+							mu.Lock()
+							early = append(early, fmt.Sprintf("Sleep(%v) returned after %v", d, got))
+							mu.Unlock()
+						}
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if !p.noErr("Scope of sleepers", err) {
+				return nil
+			}
+			if len(early) > 0 {
+				p.failf("round %d: %d of %d sleeps returned early, e.g. %s", round, len(early), sleepNeverEarlySleepers, early[0])
+				return nil
+			}
+		}
+		return nil
+	}))
+}
