@@ -3,7 +3,6 @@ package kc_test
 import (
 	"context"
 	"errors"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -164,67 +163,5 @@ func TestShieldNilBody(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("Run: %v", err)
-	}
-}
-
-// TestOnCancelRunsWhenCancelMeetsFinish: a job whose Cancel returned true
-// and that ends Cancelled has run its OnCancel callback, also when the
-// Cancel lands as the job's last lease is released (the job finishing).
-func TestOnCancelRunsWhenCancelMeetsFinish(t *testing.T) {
-	rt := kc.New(goroutine.New())
-	defer rt.Close()
-	cause := errors.New("cause")
-	deadline := time.Now().Add(edgeSweep)
-	err := rt.Run(context.Background(), func(root *kc.Job) error {
-		for i := 0; time.Now().Before(deadline); i++ {
-			var called atomic.Bool
-			var release func()
-			ready := make(chan struct{})
-			c, err := root.Launch(func(c *kc.Job) error {
-				var err error
-				if release, err = c.Lease(); err != nil {
-					return err
-				}
-				c.OnCancel(func() { called.Store(true) })
-				close(ready)
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			<-ready
-			for c.State() == kc.Active {
-				runtime.Gosched()
-			}
-			var gate, spinning, moved atomic.Bool
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				spinning.Store(true)
-				for !gate.Load() {
-				}
-				moved.Store(c.Cancel(cause))
-			}()
-			for !spinning.Load() {
-				runtime.Gosched()
-			}
-			gate.Store(true)
-			spinFor(i % 64)
-			release()
-			<-done
-			c.Join(nil)
-			switch st := c.State(); {
-			case st == kc.Cancelled && !called.Load():
-				t.Errorf("round %d: job ended Cancelled (Cancel returned %v) but its OnCancel callback never ran", i, moved.Load())
-				return nil
-			case st != kc.Cancelled && moved.Load():
-				t.Errorf("round %d: Cancel returned true but the job ended %v", i, st)
-				return nil
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
