@@ -288,18 +288,19 @@ func (j *Job) walkFinishingLocked(quiet bool) {
 		j.mu.Unlock()
 		return
 	}
-	if j.hooks == nil {
-		// Nothing to fire, but the walk is done all the same: Done is
-		// closed now, and an OnCancel registered from now on fires at
-		// once (addHookLocked) instead of being dropped by the finish.
-		j.state.Or(bitWalked)
-		j.takeHooksLocked()
-		j.mu.Unlock()
-		return
+	// With no hooks there is nothing to wait for: the walk is done once
+	// Done is closed, and an OnCancel registered from now on fires at once
+	// (addHookLocked) instead of being dropped by the finish.
+	bits := bitWalked
+	if j.hooks != nil {
+		bits |= bitWalking
 	}
-	j.state.Or(bitWalked | bitWalking)
+	j.state.Or(bits)
 	hooks := j.takeHooksLocked()
 	j.mu.Unlock()
+	if hooks == nil {
+		return
+	}
 	if quiet {
 		j.rt.ex.Spawn(newCoreTask(j.rt, &hookTask{j: j, hooks: hooks}))
 		return

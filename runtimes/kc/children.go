@@ -157,10 +157,12 @@ func (j *Job) unlinkChildLocked(c *Job) {
 
 // takeParentCancel cancels j with its parent's cause: j was not on the
 // parent's child list when the parent's walk ran, and learnt of it later.
-func (j *Job) takeParentCancel() {
-	p := j.parent
-	p.mu.Lock()
-	cause := p.cerr
-	p.mu.Unlock()
-	j.cancel(cause, byPropagation)
+func (j *Job) takeParentCancel() { j.cancel(j.parent.cause(), byPropagation) }
+
+// cause returns j's cancellation error as recorded (nil if none), read
+// under j.mu.
+func (j *Job) cause() *cancelError {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.cerr
 }

@@ -98,10 +98,7 @@ func (j *Job) finishLocked(w *Worker, quiet bool) {
 		// j a second time: mark the walk done, as a failure's own walk has
 		// normally done already.
 		if s&bitWalked == 0 {
-			j.state.Or(bitWalked)
-			if j.x != nil && j.x.done != nil {
-				close(j.x.done)
-			}
+			j.markWalkedLocked()
 		}
 		j.mu.Unlock()
 		j.parent.childFailed(j, quiet)
@@ -128,10 +125,7 @@ func (j *Job) finishLocked(w *Worker, quiet bool) {
 	}
 	j.setStateLocked(st)
 	if s&bitWalked == 0 {
-		j.state.Or(bitWalked)
-		if j.x != nil && j.x.done != nil {
-			close(j.x.done)
-		}
+		j.markWalkedLocked()
 	}
 	for n := j.hooks; n != nil; n = n.next {
 		n.linked = false
@@ -148,6 +142,16 @@ func (j *Job) finishLocked(w *Worker, quiet bool) {
 	// (A wait that finds j terminal at once may run before this release.)
 	j.released(st, w, applied, quiet)
 	wakeWaiters(woken)
+}
+
+// markWalkedLocked marks j's walk done (bitWalked) and closes its Done
+// channel, if made, as bitWalked promises; for a job whose walk never
+// began. Under j.mu.
+func (j *Job) markWalkedLocked() {
+	j.state.Or(bitWalked)
+	if j.x != nil && j.x.done != nil {
+		close(j.x.done)
+	}
 }
 
 // endState is the terminal state of a job with state word s and first
@@ -206,12 +210,11 @@ func (j *Job) childFailed(c *Job, quiet bool) {
 // cancellation itself. Its walk, if j has hooks, is walkFinishingLocked's,
 // on a core task if quiet.
 func (j *Job) takeParentCancelFinishing(quiet bool) {
-	p := j.parent
-	p.mu.Lock()
-	cause := p.cerr
-	p.mu.Unlock()
+	cause := j.parent.cause()
 	j.lockSlow()
-	if _, walk := j.requestCancelLocked(cause, byPropagation); walk && j.state.Load()&bitWalked == 0 {
+	// walk means this request moved j, so j's walk has not begun
+	// (bitWalked comes with bitCancel or the terminal state).
+	if _, walk := j.requestCancelLocked(cause, byPropagation); walk {
 		j.walkFinishingLocked(quiet)
 	} else {
 		j.mu.Unlock()
