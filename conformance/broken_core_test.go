@@ -52,6 +52,8 @@ func TestBrokenCore(t *testing.T) {
 		{"ResultBeforeTerminal", faults.ResultBeforeTerminal, []string{"ResultNilUntilTerminal"}},
 		{"FinishingWalkSkipped", faults.FinishingWalkSkipped, []string{"OnCancelWhenCancelMeetsFinish"}},
 		{"OnCancelPanicSwallowed", faults.OnCancelPanicSwallowed, []string{"OnCancelPanicAtOnce"}},
+		{"OnCancelGoexitAbandons", faults.OnCancelGoexitAbandons, []string{"OnCancelGoexit"}},
+		{"HooksOnCanceller", faults.HooksOnCanceller, []string{"OnCancelGoexit", "OnCancelOffCanceller"}},
 		{"CancelledProducerLeavesChannelOpen", faults.CancelledProducerSkipsBody, []string{"ProduceCancelledBeforeStart", "ActorCancelledBeforeStart"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

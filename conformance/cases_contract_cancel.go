@@ -114,3 +114,81 @@ func onCancelPanicAtOnce(rt *kc.Runtime, p *probe) {
 		})
 	}))
 }
+
+// An OnCancel callback that a cancel walk runs and that calls
+// runtime.Goexit ends the goroutine it runs on, and nothing else: the
+// job's other callbacks still run, once each, the job fails with an error
+// matching ErrGoexit, and the runtime goes on (the suite's Close of it
+// must return too).
+func onCancelGoexit(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			var others atomic.Int32
+			registered := make(chan struct{})
+			c, err := s.Launch(func(c *kc.Job) error {
+				c.OnCancel(func() { others.Add(1) })
+				c.OnCancel(runtime.Goexit)
+				c.OnCancel(func() { others.Add(1) })
+				close(registered)
+				return c.Sleep(time.Hour)
+			})
+			if !p.job("Launch", c, err) {
+				return nil
+			}
+			<-registered
+			p.check(c.Cancel(nil), "Cancel: got false; want true")
+			stop := p.deadman("Join of a job whose OnCancel callback called Goexit", func() { s.Cancel(nil) })
+			err = c.Join(s)
+			stop()
+			p.is("Join of a job whose OnCancel callback called Goexit", err, kc.ErrGoexit)
+			p.state("job", c, kc.Failed)
+			eq(p, "calls of the job's other OnCancel callbacks", others.Load(), int32(2))
+			c, err = s.Launch(nop) // the runtime still works
+			if p.job("Launch after the Goexit", c, err) {
+				p.noErr("Join", c.Join(s))
+			}
+			return nil
+		})
+	}))
+}
+
+// A cancel walk runs no OnCancel callback on the cancelling goroutine, so
+// a callback may wait for something that Cancel's caller holds (here, a
+// channel standing for a lock) until Cancel has returned: the callbacks of
+// the cancelled job and of its child run on the executor, before each job
+// is terminal.
+func onCancelOffCanceller(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		held := make(chan struct{}) // closed when the canceller lets go
+		var calls atomic.Int32
+		hook := func() { <-held; calls.Add(1) }
+		registered := make(chan struct{})
+		c, err := j.Launch(func(c *kc.Job) error {
+			c.OnCancel(hook)
+			g, err := c.Launch(func(g *kc.Job) error { return g.Sleep(time.Hour) })
+			if err != nil {
+				close(registered)
+				return err
+			}
+			g.OnCancel(hook)
+			close(registered)
+			return c.Sleep(time.Hour)
+		})
+		if !p.job("Launch", c, err) {
+			return nil
+		}
+		<-registered
+		returned := make(chan bool, 1)
+		go func() { returned <- c.Cancel(nil) }()
+		select {
+		case moved := <-returned:
+			p.check(moved, "Cancel: got false; want true")
+		case <-time.After(stallBound):
+			p.failf("Cancel, with a callback waiting for the canceller: got no return after %v; want it to return (callbacks run on the executor)", stallBound)
+		}
+		close(held)
+		p.is("Join", c.Join(j), kc.ErrCancelled)
+		eq(p, "OnCancel calls of the job and its child once the job is terminal", calls.Load(), int32(2))
+		return nil
+	}))
+}

@@ -45,8 +45,9 @@ func selectFairness(_ *kc.Runtime, p *probe) {
 // A Shield left by a panic, which the body recovers, is left all the same:
 // the cancellation that arrived inside is seen, and the deferred walk runs.
 func shieldBodyPanics(rt *kc.Runtime, p *probe) {
+	var sp *shieldProbe
 	c, err := inChild(rt, p, func(c *kc.Job) error {
-		sp := newShieldProbe(p, c)
+		sp = newShieldProbe(p, c)
 		var recovered any
 		func() {
 			defer func() { recovered = recover() }()
@@ -65,6 +66,9 @@ func shieldBodyPanics(rt *kc.Runtime, p *probe) {
 	})
 	p.is("Join", err, kc.ErrCancelled, errCause)
 	p.state("job", c, kc.Cancelled)
+	if sp != nil {
+		sp.ran(p, "once the job is terminal")
+	}
 }
 
 // Inside a Shield, a cancelled job's Yield, Join, Await and channel

@@ -26,10 +26,18 @@ func inSupervisor(rt *kc.Runtime, p *probe, f func(sup *kc.Job)) {
 	}))
 }
 
-// An empty nursery that is cancelled is terminal when Cancel returns: its
-// Result, TryResult, Done, OnCancel (before and after) and Join show it.
+// An empty nursery that is cancelled is terminal when Cancel returns, or,
+// with OnCancel callbacks, once they have run (they run on the executor,
+// and no callback outlives its job): its Result, TryResult, Done, OnCancel
+// (before and after) and Join show it.
 func nurseryCancelledEnds(rt *kc.Runtime, p *probe) {
 	inSupervisor(rt, p, func(sup *kc.Job) {
+		m, err := sup.Open()
+		if !p.job("Open", m, err) {
+			return
+		}
+		p.check(m.Cancel(errCause), "Cancel: got false; want true")
+		p.state("empty nursery without callbacks once Cancel returned (no Close)", m, kc.Cancelled)
 		n, err := sup.Open()
 		if !p.job("Open", n, err) {
 			return
@@ -38,20 +46,20 @@ func nurseryCancelledEnds(rt *kc.Runtime, p *probe) {
 		n.OnCancel(func() { fired.Add(1) })
 		done := n.Done()
 		p.check(n.Cancel(errCause), "Cancel: got false; want true")
-		p.state("empty nursery once Cancel returned (no Close)", n, kc.Cancelled)
+		p.check(closed(done), "Done of the cancelled nursery once Cancel returned: got open; want closed")
+		stop := p.deadman("Join of a cancelled empty nursery", func() { sup.Cancel(nil) })
+		p.is("Join of the cancelled empty nursery", n.Join(sup), kc.ErrCancelled, errCause)
+		p.is("AwaitAll of the cancelled empty nursery", n.AwaitAll(sup), kc.ErrCancelled, errCause)
+		stop()
+		p.state("empty nursery once Join returned (no Close)", n, kc.Cancelled)
 		res, ok := n.TryResult()
 		p.check(ok, "TryResult of the cancelled empty nursery: got pending; want done")
 		p.is("TryResult of the cancelled empty nursery", res, kc.ErrCancelled, errCause)
-		p.check(closed(done), "Done of the cancelled nursery: got open; want closed")
 		eq(p, "OnCancel callbacks registered before Cancel, run", fired.Load(), int32(1))
 		var late atomic.Int32
 		stopLate := n.OnCancel(func() { late.Add(1) })
 		eq(p, "OnCancel registered on the cancelled nursery, run at once", late.Load(), int32(1))
 		p.check(!stopLate(), "stop of an OnCancel that already ran: got true; want false")
-		stop := p.deadman("Join of a cancelled empty nursery", func() { sup.Cancel(nil) })
-		p.is("Join of the cancelled empty nursery", n.Join(sup), kc.ErrCancelled, errCause)
-		p.is("AwaitAll of the cancelled empty nursery", n.AwaitAll(sup), kc.ErrCancelled, errCause)
-		stop()
 		_, err = n.Launch(nop)
 		p.is("Launch into the cancelled nursery", err, kc.ErrCancelled)
 	})

@@ -56,6 +56,7 @@ func shieldCancelBeforeEnter(rt *kc.Runtime, p *probe) {
 type shieldProbe struct {
 	kid   *kc.Job
 	hooks atomic.Int32
+	stop  func() bool // the hook's
 }
 
 func newShieldProbe(p *probe, c *kc.Job) *shieldProbe {
@@ -63,12 +64,14 @@ func newShieldProbe(p *probe, c *kc.Job) *shieldProbe {
 	var err error
 	sp.kid, err = c.Launch(sleeper)
 	p.job("Launch grandchild", sp.kid, err)
-	c.OnCancel(func() { sp.hooks.Add(1) })
+	sp.stop = c.OnCancel(func() { sp.hooks.Add(1) })
 	return sp
 }
 
 // untouched checks, inside a shield, that the cancel is recorded but not
-// walked; walked checks, after the shield, that the walk happened.
+// walked; walked checks, after the shield, that the walk happened (it
+// claimed the hook, which then runs on the executor: stop reports false);
+// ran checks, once the job is terminal, that the hook ran once.
 func (sp *shieldProbe) untouched(p *probe, c *kc.Job, where string) {
 	p.check(!c.IsCancelled(), "%s: got IsCancelled true; want false", where)
 	p.noErr(where+": Check", c.Check())
@@ -86,15 +89,20 @@ func (sp *shieldProbe) walked(p *probe, c *kc.Job, where string) {
 		p.check(sp.kid.IsCancelled() || sp.kid.State().Terminal(),
 			"%s: got the child in state %v and not cancelled; want it cancelled by the shield's exit", where, sp.kid.State())
 	}
-	eq(p, where+": OnCancel calls", sp.hooks.Load(), 1)
+	p.check(!sp.stop(), "%s: stop of the OnCancel callback: got true; want false (the walk claimed it)", where)
 	p.check(closed(c.Done()), "%s: got Done open; want it closed", where)
+}
+
+func (sp *shieldProbe) ran(p *probe, where string) {
+	eq(p, where+": OnCancel calls", sp.hooks.Load(), 1)
 }
 
 // A cancel inside Shield is recorded but hidden; the walk of children and
 // hooks happens when the shield exits.
 func shieldCancelInside(rt *kc.Runtime, p *probe) {
+	var sp *shieldProbe
 	c, err := inChild(rt, p, func(c *kc.Job) error {
-		sp := newShieldProbe(p, c)
+		sp = newShieldProbe(p, c)
 		err := c.Shield(func() error {
 			p.check(c.Cancel(errCause), "Cancel inside Shield: got false; want true")
 			sp.untouched(p, c, "inside Shield after Cancel")
@@ -107,6 +115,9 @@ func shieldCancelInside(rt *kc.Runtime, p *probe) {
 	})
 	p.is("Join", err, kc.ErrCancelled, errCause)
 	p.state("job", c, kc.Cancelled)
+	if sp != nil {
+		sp.ran(p, "once the job is terminal")
+	}
 }
 
 // A cancel that reaches a shielded job from its parent is deferred the same way.
@@ -114,10 +125,11 @@ func shieldCancelFromParent(rt *kc.Runtime, p *probe) {
 	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
 		inside, proceed := make(chan struct{}), make(chan struct{})
 		var c *kc.Job
+		var sp *shieldProbe
 		parent, err := j.Launch(func(pj *kc.Job) error {
 			var err error
 			c, err = pj.Launch(func(c *kc.Job) error {
-				sp := newShieldProbe(p, c)
+				sp = newShieldProbe(p, c)
 				err := c.Shield(func() error {
 					close(inside)
 					<-proceed
@@ -141,14 +153,18 @@ func shieldCancelFromParent(rt *kc.Runtime, p *probe) {
 		close(proceed)
 		p.is("parent Join", parent.Join(j), kc.ErrCancelled)
 		p.state("shielded child", c, kc.Cancelled)
+		if sp != nil {
+			sp.ran(p, "once the shielded child is terminal")
+		}
 		return nil
 	}))
 }
 
 // Shields nest: only the outermost exit performs the walk.
 func shieldNested(rt *kc.Runtime, p *probe) {
+	var sp *shieldProbe
 	c, err := inChild(rt, p, func(c *kc.Job) error {
-		sp := newShieldProbe(p, c)
+		sp = newShieldProbe(p, c)
 		err := c.Shield(func() error {
 			err := c.Shield(func() error {
 				p.check(c.Cancel(errCause), "Cancel inside nested Shield: got false; want true")
@@ -164,6 +180,9 @@ func shieldNested(rt *kc.Runtime, p *probe) {
 	})
 	p.is("Join", err, kc.ErrCancelled)
 	p.state("job", c, kc.Cancelled)
+	if sp != nil {
+		sp.ran(p, "once the job is terminal")
+	}
 }
 
 // stop before the cancel prevents the call: true, and f never runs.

@@ -121,6 +121,15 @@ const (
 	// once (the job already cancelled) is recovered and dropped instead of
 	// reaching the caller.
 	OnCancelPanicSwallowed
+	// OnCancelGoexitAbandons: an OnCancel callback that calls
+	// runtime.Goexit ends the task running the walk's callbacks with it:
+	// the callbacks left and the walk's end never run, and the job never
+	// finishes.
+	OnCancelGoexitAbandons
+	// HooksOnCanceller: a cancel walk runs the OnCancel callbacks it
+	// claims on the cancelling goroutine, before Cancel returns, instead of
+	// on the executor.
+	HooksOnCanceller
 )
 
 // Option converts a Set into a kc.Option (returned as any to avoid an import

@@ -19,9 +19,18 @@ type cancelNode struct {
 	state atomic.Uint32
 }
 
+// The states of cancelNode.state. Only an OnCancel callback's node uses
+// them; a wait's node stays nodeArmed.
 const (
+	// nodeArmed: registered, neither claimed by a walk nor stopped. Moves
+	// to nodeFired (a cancel walk claims it, or OnCancel finds j already
+	// walked) or to nodeStopped (stop); one CAS decides.
 	nodeArmed uint32 = iota
+	// nodeFired: claimed to run. The callback runs once, on a hookTask (or
+	// at once on OnCancel's caller); stop reports false from here on.
+	// Final.
 	nodeFired
+	// nodeStopped: stop prevented the call. Final.
 	nodeStopped
 )
 
@@ -173,15 +182,18 @@ func (j *Job) cancelLeafLocked(cause error, how cancelKind, unlist uint64) bool 
 	rt.stats.add(cCancelReq)
 	hooks := j.takeHooksLocked()
 	j.mu.Unlock()
-	j.fireHooks(hooks)
+	if fireHooks(hooks) != nil {
+		panic("kc: a leaf walk claimed an OnCancel callback") // none was linked: checked above, under j.mu
+	}
 	return true
 }
 
 // cancelWalk propagates a recorded cancellation (spec 02 topology walk):
-// it closes Done, cancels every listed child (the others see j.down) and
-// fires every hook. It runs at most once per job, without j.mu held while
-// children and callbacks run; a hold on j keeps it from becoming terminal
-// while callbacks run. A job that is finishing (its body done, no holds)
+// it closes Done, cancels every listed child (the others see j.down),
+// wakes every cancellable wait and claims every OnCancel callback, which a
+// hookTask then runs. It runs at most once per job, without j.mu held
+// while children are cancelled; a hold on j, passed to the hookTask, keeps
+// j from becoming terminal until the callbacks have run. A job that is finishing (its body done, no holds)
 // but not terminal can take no hold: walkFinishingLocked walks it instead.
 func (j *Job) cancelWalk() {
 	j.mu.Lock()
@@ -208,7 +220,7 @@ func (j *Job) cancelWalkLocked() {
 			return
 		}
 		if finishing(s) {
-			j.walkFinishingLocked(false)
+			j.walkFinishingLocked()
 			return
 		}
 		if j.state.CompareAndSwap(s, (s+oneHold)|bitWalked|ended) {
@@ -261,7 +273,12 @@ func (j *Job) cancelWalkLocked() {
 	for _, c := range kids {
 		c.cancelLocking(cause, byPropagation, unlist)
 	}
-	j.fireHooks(hooks)
+	if calls := fireHooks(hooks); calls != nil {
+		// The walk's hold passes to the task, which drops it once the
+		// callbacks have run.
+		j.rt.runHooks(&hookTask{j: j, calls: calls})
+		return
+	}
 	j.release(1, nil)
 }
 
@@ -276,14 +293,13 @@ func (j *Job) cancelWalkLocked() {
 // and the finisher, which takes j.mu before it publishes anything, leaves
 // the finish to the walk's end when it finds the mark (finishLocked,
 // endWalkFinishing). No child is left to cancel (no holds), so the walk
-// closes Done and fires the hooks: on the caller, or, if quiet (the caller
-// is a finisher on a Lease release, which must run no user code), on a
-// core task of the executor (hookTask). With no hooks the walk only closes
-// Done and marks itself done (bitWalked), so that an OnCancel that comes
-// after it fires at once rather than being dropped by the finish. Called
-// with j.mu held, bitCancel set and bitWalked clear; returns with j.mu
-// released.
-func (j *Job) walkFinishingLocked(quiet bool) {
+// closes Done and claims the callbacks, which run on a hookTask, like
+// every walk's. With no hooks the walk only closes Done and marks itself
+// done (bitWalked), so that an OnCancel that comes after it fires at once
+// rather than being dropped by the finish. Called with j.mu held,
+// bitCancel set and bitWalked clear; returns with j.mu released. It runs
+// no user code, so a finisher on a Lease release may call it.
+func (j *Job) walkFinishingLocked() {
 	if j.rt.faults.has(faultFinishingWalkSkipped) {
 		j.mu.Unlock()
 		return
@@ -301,12 +317,11 @@ func (j *Job) walkFinishingLocked(quiet bool) {
 	if hooks == nil {
 		return
 	}
-	if quiet {
-		j.rt.ex.Spawn(newCoreTask(j.rt, &hookTask{j: j, hooks: hooks}))
+	if calls := fireHooks(hooks); calls != nil {
+		j.rt.runHooks(&hookTask{j: j, calls: calls, finishing: true})
 		return
 	}
-	j.fireHooks(hooks)
-	j.endWalkFinishing()
+	j.endWalkFinishing() // every callback was stopped first
 }
 
 // endWalkFinishing ends walkFinishingLocked's walk: it clears the mark and,
@@ -320,20 +335,65 @@ func (j *Job) endWalkFinishing() {
 	j.mu.Unlock()
 }
 
-// hookTask is the body of a core task (flagCoreTask) that fires the hooks
-// of a finishing job whose walk could not run on its caller
-// (walkFinishingLocked with quiet) and ends that walk, which finishes the
-// job if its finisher has left the finish to it. While it is pending the
-// job is not terminal, so its ancestors, and Runtime.Close, wait.
+// hookTask is the body of a core task (flagCoreTask) that runs the OnCancel
+// callbacks a cancel walk of j claimed, and then ends that walk: it drops
+// the walk's hold (cancelWalkLocked), or ends the walk of a finishing job
+// (walkFinishingLocked), either of which may finish j. While it is pending
+// j is not terminal, so its ancestors, and Runtime.Close, wait. Only the
+// goroutine running the task touches calls.
 type hookTask struct {
-	j     *Job
-	hooks *cancelNode // detached by the walk (takeHooksLocked)
+	j         *Job
+	calls     *cancelNode // the claimed callbacks not yet run, linked through next
+	finishing bool        // the walk is walkFinishingLocked's
+}
+
+// runHooks hands t to the executor as a core task.
+func (rt *Runtime) runHooks(t *hookTask) {
+	if rt.faults.has(faultHooksOnCanceller) {
+		t.runBody(nil)
+		return
+	}
+	rt.ex.Spawn(newCoreTask(rt, t))
 }
 
 func (t *hookTask) runBody(*Job) error {
-	t.j.fireHooks(t.hooks)
-	t.j.endWalkFinishing()
+	for t.calls != nil {
+		n := t.calls
+		t.calls = n.next
+		t.call(n.fn)
+	}
+	if t.finishing {
+		t.j.endWalkFinishing()
+	} else {
+		t.j.release(1, nil)
+	}
 	return nil
+}
+
+// call runs one callback. A panic fails j with a *PanicError. A
+// runtime.Goexit fails j with errHookGoexit and ends the task's goroutine,
+// as it ends any goroutine (the executor copes, as with a body's Goexit);
+// before it does, call hands the rest of the task (the callbacks left and
+// the walk's end) to a new core task, so that j still finishes.
+func (t *hookTask) call(f func()) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		if r := recover(); r != nil {
+			t.j.fail(&PanicError{Value: r, Stack: debug.Stack()})
+			return
+		}
+		t.j.fail(errHookGoexit)
+		if t.j.rt.faults.has(faultOnCancelGoexitAbandons) {
+			return
+		}
+		// This goroutine touches t no more: the new task owns it.
+		t.j.rt.ex.Spawn(newCoreTask(t.j.rt, t))
+	}()
+	f()
+	returned = true
 }
 
 // takeHooksLocked is the part of a cancel walk done under j.mu: it closes
@@ -353,28 +413,24 @@ func (j *Job) takeHooksLocked() *cancelNode {
 }
 
 // fireHooks fires the hooks that takeHooksLocked detached, without j.mu:
-// it wakes each cancellable wait and runs each OnCancel callback that stop
-// has not disarmed.
-func (j *Job) fireHooks(hooks *cancelNode) {
+// it wakes each cancellable wait, and claims (nodeArmed to nodeFired) each
+// OnCancel callback that stop has not disarmed. It returns the claimed
+// callbacks, in list order, linked through next, for a hookTask to run: a
+// walk runs no user code on its caller. A detached node is the walk's
+// until fired (no remove touches it), so relinking it is safe.
+func fireHooks(hooks *cancelNode) (calls *cancelNode) {
+	tail := &calls
 	for n := hooks; n != nil; {
 		next := n.next // read first: once woken, a waiter returns and the node is no longer ours
 		if n.w != nil {
 			n.w.p.wake(wakeCancel)
 		} else if n.state.CompareAndSwap(nodeArmed, nodeFired) {
-			j.callHook(n.fn)
+			n.next = nil
+			*tail, tail = n, &n.next
 		}
 		n = next
 	}
-}
-
-// callHook runs an OnCancel callback from the walk; a panic fails the job.
-func (j *Job) callHook(f func()) {
-	defer func() {
-		if r := recover(); r != nil {
-			j.fail(&PanicError{Value: r, Stack: debug.Stack()})
-		}
-	}()
-	f()
+	return calls
 }
 
 // fail records a failure on a job that is being held non-terminal.
@@ -447,7 +503,8 @@ func (j *Job) removeHookLocked(n *cancelNode) bool {
 // moved j to Cancelling; false if j was already cancelling (also when an
 // ancestor's cancellation already reached it) or terminal. The
 // first cause wins, except that an explicit cause replaces a timeout. Cost:
-// O(1) for j plus O(descendants) for the walk, which runs on the caller.
+// O(1) for j plus O(descendants) for the walk, which runs on the caller;
+// the OnCancel callbacks it reaches run on the executor (see OnCancel).
 func (j *Job) Cancel(cause error) bool { return j.cancel(cause, byCancel) }
 
 // IsCancelled reports whether cancellation of j was requested, by a Cancel
@@ -584,18 +641,21 @@ func (j *Job) unshield() {
 	}
 }
 
-// OnCancel arranges for f to run once when j is cancelled (like
-// context.AfterFunc, but f runs synchronously on the cancelling goroutine).
-// So f must be quick and must not block, nor call runtime.Goexit: that
-// would end the cancelling goroutine in the middle of the cancellation, and
-// the jobs it was cancelling would never finish. When the cancellation
-// reaches j as its last Lease is released, f runs on a task of the executor
-// instead, since a release runs no user code. If j is already cancelled, f
-// runs at once on the caller. If j ends without being cancelled, f never
-// runs: no callback outlives its job. stop reports whether it prevented the
-// call. A panic in f fails j with a *PanicError (when run at once, it
-// propagates to the caller instead; in a body, the body's recovery then
-// fails the body's job with a *PanicError).
+// OnCancel arranges for f to run once when j is cancelled, like
+// context.AfterFunc: the cancel walk that reaches j claims f, and f runs
+// on a task of the executor, not on the cancelling goroutine, so a Cancel
+// runs no user code and a callback may take locks that Cancel's caller
+// holds. Cancel may return before f has run, but j does not become
+// terminal until f has returned: no callback outlives its job. If j is
+// already cancelled, f runs at once on the caller. If j ends without
+// being cancelled, f never runs. stop reports whether it prevented the
+// call; once the walk has claimed f it reports false, whether or not f
+// has run yet (as context.AfterFunc's stop does). f should be quick: it
+// holds a worker of the executor, and j's end, while it runs. A panic in
+// f fails j with a *PanicError, and a runtime.Goexit with an error that
+// matches ErrGoexit (the walk's other callbacks still run); run at once,
+// either reaches the caller instead (in a body, a panic then fails the
+// body's job with a *PanicError).
 func (j *Job) OnCancel(f func()) (stop func() bool) {
 	if f == nil {
 		return func() bool { return false }

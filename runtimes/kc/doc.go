@@ -112,8 +112,13 @@
 // and detaches the hook list (OnCancel callbacks and the cancellable waits
 // of the job: Sleep, and Join/Await with the job as waiter); then, unlocked,
 // it cancels each listed child with the same cause (recursively,
-// depth-first) and fires each hook. The walk holds the job (like a lease)
-// while OnCancel callbacks run, so no callback outlives its job. A child
+// depth-first), wakes each cancellable wait and claims each OnCancel
+// callback. The claimed callbacks run on a core task of the executor
+// (hookTask), never on the cancelling goroutine, so a walk runs no user
+// code; the walk's hold on the job (like a lease) passes to that task and
+// is dropped once the callbacks have returned, so no callback outlives its
+// job. A callback that calls runtime.Goexit ends the task's goroutine
+// only: the task hands the rest of its work to a new one first. A child
 // launched after the request is refused (ErrCancelled), so nothing is missed.
 // A job whose cancellation arrives as it finishes (its body done and its
 // last hold just released) can take no hold: its walk marks itself running
@@ -137,12 +142,12 @@
 //
 // The parent's cancel walk runs on the goroutine that finishes the failed
 // child (the end of its body, the last of its children), except when that
-// is a Lease release, which must not run user code (DESIGN "Lease"): then
-// the parent is cancelled there (it records the failure and moves to
-// Cancelling, which is O(1) and runs nothing), and its walk, with the
-// OnCancel callbacks and the cancellation of its other children, is handed
-// to the executor as a core task (walkTask), which holds the parent until
-// the walk is done. The same holds for each ancestor that the release
+// is a Lease release, which only wakes waiters (DESIGN "Lease"): then the
+// parent is cancelled there (it records the failure and moves to
+// Cancelling, which is O(1)), and its walk, the cancellation of its other
+// children and the claim of its OnCancel callbacks, is handed to the
+// executor as a core task (walkTask), which holds the parent until the walk
+// is done. The same holds for each ancestor that the release
 // finishes in turn.
 //
 // # Blocking

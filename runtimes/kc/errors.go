@@ -58,6 +58,8 @@ var (
 	// from a goroutine that may end (Await(nil) and Join(nil) never run a
 	// body inline). A job fails with one Goexit at most: once such a wait
 	// has failed it, a Goexit of its own body adds nothing to Errors.
+	// An OnCancel callback that a cancel walk runs and that calls Goexit
+	// fails its job with an error that matches ErrGoexit too (see OnCancel).
 	ErrGoexit = errors.New("kc: body called runtime.Goexit")
 
 	// ErrNilBody is returned when a nil body is launched.
@@ -68,6 +70,10 @@ var (
 // inline that called runtime.Goexit, which ended the waiting goroutine
 // (runInline).
 var errInlineGoexit = fmt.Errorf("kc: a child run inline by Join or Await called runtime.Goexit: %w", ErrGoexit)
+
+// errHookGoexit fails a job one of whose OnCancel callbacks, run by its
+// cancel walk, called runtime.Goexit (hookTask.call).
+var errHookGoexit = fmt.Errorf("kc: an OnCancel callback called runtime.Goexit: %w", ErrGoexit)
 
 // cancelError is the Result of a cancelled job and what Check returns inside
 // one. It matches ErrCancelled and unwraps to the cause given to Cancel.

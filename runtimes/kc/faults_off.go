@@ -53,4 +53,6 @@ const (
 	faultResultBeforeTerminal
 	faultFinishingWalkSkipped
 	faultOnCancelPanicSwallowed
+	faultOnCancelGoexitAbandons
+	faultHooksOnCanceller
 )

@@ -66,4 +66,6 @@ const (
 	faultResultBeforeTerminal          = faults.ResultBeforeTerminal
 	faultFinishingWalkSkipped          = faults.FinishingWalkSkipped
 	faultOnCancelPanicSwallowed        = faults.OnCancelPanicSwallowed
+	faultOnCancelGoexitAbandons        = faults.OnCancelGoexitAbandons
+	faultHooksOnCanceller              = faults.HooksOnCanceller
 )

@@ -6,8 +6,8 @@ package kc
 // finishes j.
 func (j *Job) release(n uint64, w *Worker) { j.releaseHolds(n, w, false) }
 
-// releaseHolds is release; quiet means that the caller must not run user
-// code (a Lease release): the finish it may cause hands any parent's cancel
+// releaseHolds is release; quiet means that the caller only wakes waiters
+// (a Lease release): the finish it may cause hands any parent's cancel
 // walk to the executor instead of running it (see childFailed), here and in
 // the ancestors that finish with j.
 func (j *Job) releaseHolds(n uint64, w *Worker, quiet bool) {
@@ -42,7 +42,7 @@ func (j *Job) releaseHolds(n uint64, w *Worker, quiet bool) {
 func (j *Job) finish(w *Worker, quiet bool) {
 	rt := j.rt
 	if j.parentDown() && j.state.Load()&bitCancel == 0 {
-		j.takeParentCancelFinishing(quiet) // j (unlisted, held by a lease) missed the parent's walk
+		j.takeParentCancelFinishing() // j (unlisted, held by a lease) missed the parent's walk
 	}
 	if rt.tracer == nil && !rt.faults.on() {
 		for s := j.state.Load(); s&(bitSlow|bitCancel) == 0; s = j.state.Load() {
@@ -59,8 +59,8 @@ func (j *Job) finish(w *Worker, quiet bool) {
 
 // finishLocked moves j to its terminal state, wakes its waiters, drops its
 // hooks (no callback outlives its job) and releases its parent. It runs no
-// user code of j's; a failure it applies to the parent runs the parent's
-// cancel walk, with its OnCancel callbacks, on the caller, unless quiet
+// user code; a failure it applies to the parent runs the parent's cancel
+// walk on the caller (its OnCancel callbacks on a hookTask), unless quiet
 // (see releaseHolds), which hands that walk to the executor. Called with
 // j.mu held; returns with it released.
 func (j *Job) finishLocked(w *Worker, quiet bool) {
@@ -176,10 +176,10 @@ func (j *Job) failsParent() bool {
 
 // childFailed applies the failure of c, which is finishing Failed, to j
 // (c's parent, see failsParent): j records it and is cancelled, and its
-// cancel walk runs, on the caller, or, if quiet (the caller must not run
-// user code: see releaseHolds), on a task of the executor (walkTask). c's
+// cancel walk runs, on the caller, or, if quiet (the caller only wakes
+// waiters: see releaseHolds), on a task of the executor (walkTask). c's
 // hold keeps j from finishing meanwhile; the walk's task holds j until the
-// walk is done, as a walk holds its job while its callbacks run.
+// walk is done, as a walk holds its job until its callbacks have run.
 func (j *Job) childFailed(c *Job, quiet bool) {
 	j.lockSlow()
 	if j.terminal() {
@@ -207,15 +207,15 @@ func (j *Job) childFailed(c *Job, quiet bool) {
 
 // takeParentCancelFinishing is takeParentCancel for j's finisher (see
 // finish): j, finishing, missed its parent's walk, and takes the parent's
-// cancellation itself. Its walk, if j has hooks, is walkFinishingLocked's,
-// on a core task if quiet.
-func (j *Job) takeParentCancelFinishing(quiet bool) {
+// cancellation itself, with walkFinishingLocked's walk, which runs no user
+// code (a finisher may be on a Lease release).
+func (j *Job) takeParentCancelFinishing() {
 	cause := j.parent.cause()
 	j.lockSlow()
 	// walk means this request moved j, so j's walk has not begun
 	// (bitWalked comes with bitCancel or the terminal state).
 	if _, walk := j.requestCancelLocked(cause, byPropagation); walk {
-		j.walkFinishingLocked(quiet)
+		j.walkFinishingLocked()
 	} else {
 		j.mu.Unlock()
 	}

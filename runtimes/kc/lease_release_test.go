@@ -77,10 +77,9 @@ func TestLeaseReleaseRunsNoCallbacks(t *testing.T) {
 							watched = p
 						case "grandparent":
 							// p fails first, by a callback of its own that
-							// panics during its walk, which runs on this
-							// goroutine and has ended when Cancel returns.
-							// p, held by c's lease, ends only on the release,
-							// which finishes it Failed.
+							// panics, run by its walk's hookTask, which this
+							// body waits for. p, held by c's lease, ends only
+							// on the release, which finishes it Failed.
 							p, err := root.Open()
 							if err != nil {
 								return err
@@ -94,6 +93,11 @@ func TestLeaseReleaseRunsNoCallbacks(t *testing.T) {
 							p.OnCancel(func() { panic(parentErr) })
 							p.Cancel(nil)
 							sibling.Join(nil) // so that c's lease is p's last hold
+							for len(p.Errors()) == 0 {
+								if err := root.Yield(); err != nil {
+									return err
+								}
+							}
 							if err := p.Errors(); len(err) != 1 || !errors.Is(err[0], parentErr) {
 								t.Errorf("the parent's failures before the release: %v; want its callback's panic", err)
 							}

@@ -60,9 +60,10 @@ func (s State) Terminal() bool { return s >= Completed }
 // body's end. Holds are never added once that is true (attach, Lease and the
 // walk check it in their CAS), so the condition cannot be made true twice.
 // One hand-off moves the finish to another goroutine: a cancellation
-// recorded on a job that is finishing but not yet terminal still fires its
-// OnCancel callbacks, with no hold, by a walk that marks itself running
-// (bitWalking); the finisher that finds the mark under Job.mu sets
+// recorded on a job that is finishing but not yet terminal still has its
+// OnCancel callbacks run before the job is terminal, with no hold: its
+// walk marks itself running (bitWalking) until its hookTask has run them;
+// the finisher that finds the mark under Job.mu sets
 // bitFinishDeferred and leaves, and the walk's end finishes the job
 // (walkFinishingLocked). Either way one goroutine runs finishLocked to the
 // end.
