@@ -144,8 +144,7 @@ func (j *Job) claim() bool { return j.state.Or(bitClaimed)&bitClaimed == 0 }
 func (j *Job) run(w *Worker) {
 	if s := j.state.Load(); s&(bitCancel|bitShield) == bitCancel || j.parentDown() {
 		if j.flags&flagCoreTask != 0 {
-			j.body.runBody(j)
-			j.state.Or(uint64(Completed)) // Finished: a queue entry left behind is stale
+			j.runCoreTask()
 			return
 		}
 		if j.flags&flagRunCancelled == 0 || j.rt.faults.has(faultCancelledProducerSkipsBody) {
@@ -172,6 +171,15 @@ func (j *Job) run(w *Worker) {
 	err := j.body.runBody(j)
 	returned = true
 	j.bodyReturned(err, w)
+}
+
+// runCoreTask runs the body of a core task and marks the task Completed,
+// so that Finished reports a queue entry left behind as stale; deferred,
+// so that it does so also when the body ends its goroutine with
+// runtime.Goexit (an OnCancel callback of a hookTask's).
+func (j *Job) runCoreTask() {
+	defer j.state.Or(uint64(Completed))
+	j.body.runBody(j)
 }
 
 // bodyReturned is the end-of-body transition: record the outcome, take
