@@ -42,6 +42,34 @@ func finishingPlayed(p *Job, body func(c *Job)) (*Job, error) {
 	return c, nil
 }
 
+// cancelMeetingFinisher plays the other side of finishingPlayed: it
+// cancels c from another goroutine and, once that walk has marked itself
+// running (bitWalking), runs c's finisher, which must leave the finish to
+// the walk. It waits for c's end and reports what Cancel returned.
+func cancelMeetingFinisher(c *Job, cause error) bool {
+	moved := make(chan bool, 1)
+	go func() { moved <- c.Cancel(cause) }()
+	for c.state.Load()&bitWalking == 0 {
+		runtime.Gosched()
+	}
+	c.finish(nil, true) // the finisher (the Lease release): finds the walk running, leaves
+	m := <-moved
+	c.Join(nil)
+	return m
+}
+
+// awaitFinishDeferred is for a callback of cancelMeetingFinisher's walk:
+// it waits (5 s at most) until the finisher has left the finish to the
+// walk, and reports whether it did.
+func awaitFinishDeferred(c *Job) bool {
+	for start := time.Now(); time.Since(start) < 5*time.Second; runtime.Gosched() {
+		if c.state.Load()&bitFinishDeferred != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // TestOnCancelAfterCancelOfFinishingJob: Cancel returns true on a
 // finishing job that has no OnCancel callback yet (walkFinishingLocked
 // finds no hooks and leaves bitWalked clear); an OnCancel registered after
@@ -215,28 +243,16 @@ func TestFinishingWalkHookPanicDeferred(t *testing.T) {
 				var sawDeferred atomic.Bool
 				c, err = finishingPlayed(p, func(c *Job) {
 					c.OnCancel(func() {
-						for start := time.Now(); time.Since(start) < 5*time.Second; runtime.Gosched() {
-							if c.state.Load()&bitFinishDeferred != 0 {
-								sawDeferred.Store(true)
-								break
-							}
-						}
+						sawDeferred.Store(awaitFinishDeferred(c))
 						panic("hook")
 					})
 				})
 				if err != nil {
 					return err
 				}
-				moved := make(chan bool, 1)
-				go func() { moved <- c.Cancel(cause) }()
-				for c.state.Load()&bitWalking == 0 {
-					runtime.Gosched()
-				}
-				c.finish(nil, true) // the finisher: finds the walk running, leaves
-				if !<-moved {
+				if !cancelMeetingFinisher(c, cause) {
 					return errors.New("Cancel returned false")
 				}
-				c.Join(nil)
 				var errs []error
 				if !sawDeferred.Load() {
 					errs = append(errs, errors.New("the finisher did not defer to the walk"))
@@ -286,21 +302,14 @@ func TestFinishingWalkHookPanicFailsParentOnce(t *testing.T) {
 			defer close(end)
 			c, err := finishingPlayed(p, func(c *Job) {
 				c.OnCancel(func() {
-					for start := time.Now(); time.Since(start) < 5*time.Second && c.state.Load()&bitFinishDeferred == 0; {
-						runtime.Gosched()
-					}
+					awaitFinishDeferred(c)
 					panic("hook")
 				})
 			})
 			if err != nil {
 				return err
 			}
-			go c.Cancel(cause)
-			for c.state.Load()&bitWalking == 0 {
-				runtime.Gosched()
-			}
-			c.finish(nil, true)
-			c.Join(nil)
+			cancelMeetingFinisher(c, cause)
 			return nil
 		})
 	})

@@ -29,12 +29,7 @@ func TestFinishingWalkHookGoexit(t *testing.T) {
 				// Linked at the head: they run in the reverse order.
 				c.OnCancel(func() { others.Add(1) })
 				c.OnCancel(func() {
-					for start := time.Now(); time.Since(start) < 5*time.Second; runtime.Gosched() {
-						if c.state.Load()&bitFinishDeferred != 0 {
-							sawDeferred.Store(true)
-							break
-						}
-					}
+					sawDeferred.Store(awaitFinishDeferred(c))
 					runtime.Goexit()
 				})
 				c.OnCancel(func() { others.Add(1) })
@@ -42,16 +37,9 @@ func TestFinishingWalkHookGoexit(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			moved := make(chan bool, 1)
-			go func() { moved <- c.Cancel(nil) }()
-			for c.state.Load()&bitWalking == 0 {
-				runtime.Gosched()
-			}
-			c.finish(nil, true) // the finisher: finds the walk running, leaves
-			if !<-moved {
+			if !cancelMeetingFinisher(c, nil) {
 				return errors.New("Cancel returned false")
 			}
-			c.Join(nil)
 			return nil
 		})
 		if !errors.Is(err, ErrGoexit) {
