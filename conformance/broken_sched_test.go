@@ -6,6 +6,7 @@ package conformance_test
 // which TestBrokenExecutor's first-failure check would take for a miss.
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,12 @@ import (
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
+
+// TestBrokenEarlyClose is not parallel, for the reason TestBrokenClose
+// is not: GoroutinesGoneAtClose counts the process's goroutines.
+func TestBrokenEarlyClose(t *testing.T) {
+	checkCaughtBy(t, func() kc.Executor { return &earlyClose{Executor: goroutine.New()} }, "GoroutinesGoneAtClose")
+}
 
 func TestBrokenExecutorSched(t *testing.T) {
 	t.Parallel()
@@ -25,22 +32,29 @@ func TestBrokenExecutorSched(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var c *conformance.Case
-			for _, x := range conformance.Cases() {
-				if x.Name == tc.want {
-					c = &x
-				}
-			}
-			if c == nil {
-				t.Fatalf("no case %s", tc.want)
-			}
-			r := conformance.RunCases(func() (*kc.Runtime, error) { return kc.New(tc.ex()), nil }, []conformance.Case{*c}, brokenWatchdog)[0]
-			if r.Err == nil {
-				t.Fatalf("%s passed a broken runtime; want a failure", tc.want)
-			}
-			t.Logf("caught: %.200v", r.Err)
+			checkCaughtBy(t, tc.ex, tc.want)
 		})
 	}
+}
+
+// checkCaughtBy fails t unless the case named want, run alone on a
+// runtime over ex(), fails.
+func checkCaughtBy(t *testing.T, ex func() kc.Executor, want string) {
+	t.Helper()
+	var c *conformance.Case
+	for _, x := range conformance.Cases() {
+		if x.Name == want {
+			c = &x
+		}
+	}
+	if c == nil {
+		t.Fatalf("no case %s", want)
+	}
+	r := conformance.RunCases(func() (*kc.Runtime, error) { return kc.New(ex()), nil }, []conformance.Case{*c}, brokenWatchdog)[0]
+	if r.Err == nil {
+		t.Fatalf("%s passed a broken runtime; want a failure", want)
+	}
+	t.Logf("caught: %.200v", r.Err)
 }
 
 // lateWakeSuspend hands every wait that is not quick off with
@@ -75,3 +89,31 @@ func (*lateWakeSuspend) Park(p *kc.Parker) {
 type resumeChan chan struct{}
 
 func (r resumeChan) Resume() { r <- struct{}{} }
+
+// earlyClose keeps idle pooled goroutines (as backends keep idle workers)
+// and ends them in Close, but returns without waiting for them to exit:
+// they are gone a moment later, in time for NoGoroutineLeft's two seconds.
+type earlyClose struct {
+	*goroutine.Executor
+	once sync.Once
+	quit chan struct{}
+}
+
+func (e *earlyClose) Spawn(t *kc.Task) {
+	e.once.Do(func() {
+		e.quit = make(chan struct{})
+		for range 16 {
+			go func() { <-e.quit }()
+		}
+	})
+	e.Executor.Spawn(t)
+}
+
+func (e *earlyClose) Close() error {
+	err := e.Executor.Close()
+	e.once.Do(func() {}) // no Spawn: no pool
+	if e.quit != nil {
+		close(e.quit) // the bug: no wait for the pool to exit
+	}
+	return err
+}

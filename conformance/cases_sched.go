@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 func schedCases() []Case {
 	return []Case{
 		mk("WakeDuringPark", "05 park/unpark: a wake that lands while Park hands the wait off is not lost", wakeDuringPark),
+		mk("GoroutinesGoneAtClose", "05 Shutdown / draining; DESIGN Backends: no goroutine left after Close, as Close returns", goroutinesGoneAtClose),
 	}
 }
 
@@ -93,4 +95,79 @@ func wakeDuringPark(rt *kc.Runtime, p *probe) {
 		}
 		return nil
 	}))
+}
+
+// closeSlack is how many goroutines more than before the case
+// GoroutinesGoneAtClose lets Close leave: goroutines that have signalled
+// their end to Close and are returning (a thread descheduled there), or
+// a finalizer running meanwhile. A Close that returns while its workers
+// are still on their way out leaves dozens.
+const closeSlack = 2
+
+// Close returns only once every goroutine the runtime started has exited
+// (kc.Executor.Close, DESIGN "Backends"), after tasks slept, parked in
+// joins, blocked on a Go channel beyond the workers (so temporary workers
+// came), timed out and were cancelled. NoGoroutineLeft gives stragglers
+// two seconds; this case counts as Close returns, so a Close that stops
+// its workers but waits for them on a goroutine of its own (or not at
+// all) fails here, though they are gone a moment later.
+func goroutinesGoneAtClose(rt *kc.Runtime, p *probe) {
+	settledGoroutines()
+	base := goroutinesNow()
+	err := rt.Run(ctx, func(j *kc.Job) error {
+		n := blockers()
+		started, release := make(chan struct{}, n), make(chan struct{})
+		for range n {
+			if _, err := j.Launch(func(*kc.Job) error { started <- struct{}{}; <-release; return nil }); !p.noErr("Launch blocker", err) {
+				close(release)
+				return nil
+			}
+		}
+		for range n {
+			<-started // all of them are blocked at once
+		}
+		close(release)
+		var prev *kc.Job
+		for range 20 {
+			before := prev // each sleeper joins the one launched before it
+			c, err := j.Launch(func(c *kc.Job) error {
+				if before != nil {
+					if err := before.Join(c); err != nil {
+						return err
+					}
+				}
+				return c.Sleep(time.Hour)
+			})
+			if !p.job("Launch sleeper", c, err) {
+				break
+			}
+			prev = c
+		}
+		_, err := j.Launch(sleeper, kc.Detached())
+		p.noErr("Launch Detached()", err)
+		p.is("WithTimeout", j.WithTimeout(time.Millisecond, sleeper), kc.ErrTimeout)
+		j.Cancel(nil)
+		return nil
+	})
+	p.is("Run of a cancelled root", err, kc.ErrCancelled)
+	p.noErr("Close", rt.Close())
+	if n := goroutinesNow(); n > base+closeSlack {
+		p.failf("goroutines as Close returned: got %d; want at most %d (%d before the case, %d on their way out)", n, base+closeSlack, base, closeSlack)
+	}
+}
+
+// goroutinesNow counts the goroutines that runtime.Stack lists (those
+// NumGoroutine counts), in one stop of the world: NumGoroutine reads
+// per-P counters without one, and while goroutines end on other Ps it
+// can count a batch of dead ones moving between free lists as alive
+// (tens at once, now and then).
+func goroutinesNow() int {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return bytes.Count(buf[:n], []byte("\ngoroutine ")) + 1
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }
