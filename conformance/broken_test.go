@@ -74,7 +74,7 @@ func checkCaught(t *testing.T, newRuntime func() (*kc.Runtime, error), want ...s
 // goroutines.
 func TestBrokenClose(t *testing.T) {
 	checkCaught(t, func() (*kc.Runtime, error) { return kc.New(&leakyClose{Executor: goroutine.New()}), nil },
-		"NoGoroutineLeft")
+		"NoGoroutineLeft", "GoroutinesGoneAtClose")
 }
 
 // The executor faults: a sound core on an executor that breaks its contract.

@@ -23,8 +23,10 @@
 // that inbox is full. A child spawned by an owner (a task launching a
 // child) goes first into its core's one-task next slot (Go's runnext), if
 // that holds nothing still to run; a Finished task found there is dropped.
-// An owner looks at its next slot and its inbox, the global queue (first,
-// every 61st poll: the fairness rule), then steals from other inboxes; an
+// An owner looks at its next slot and its inbox, the global queue (the
+// global queue and its inbox first, every 61st poll: the fairness rule,
+// so that a task that keeps launching its successor into the next slot
+// starves neither), then steals from other inboxes; an
 // owner about to sleep also takes another core's next slot, and sysmon
 // moves a task that sat in one for a whole tick to the global queue.
 //

@@ -248,9 +248,11 @@ func (e *Executor) handOn(me uint64, c *core, d *stash) *ctx {
 // poll tries the queues once, in spec 05's order, with the fairness rule:
 // c's ready queue (resumptions of tasks already started) first, then c's
 // next slot, its inbox, the global queue, and other cores' inboxes and
-// ready queues. It returns a task or a context, or neither. Other cores'
-// next slots are left to their owners (stealNext takes them only before a
-// sleep).
+// ready queues; every fairEvery-th poll, the global queue and then c's
+// inbox come before the next slot, which a task that keeps launching its
+// successor keeps full (TestInboxNotStarvedByNext). It returns a task or a
+// context, or neither. Other cores' next slots are left to their owners
+// (stealNext takes them only before a sleep).
 func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
 	if !c.ready.empty() {
 		if r := popReady(c); r != nil {
@@ -260,6 +262,9 @@ func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
 	w.tick++
 	if w.tick%fairEvery == 0 {
 		if t := e.global.pop(); t != nil {
+			return t, nil
+		}
+		if t := c.inbox.pop(); t != nil {
 			return t, nil
 		}
 	}
