@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -40,6 +41,20 @@ func NoLeak(t testing.TB) {
 			t.Errorf("goroutines at the end of the test: got %d; want at most %d, as at its start:\n%s", n, base, stacks())
 		}
 	})
+}
+
+// SpinUntil spins until flag is set, without yielding where another P can
+// run the goroutine that sets it, so that the two sides meet as closely as
+// the machine allows; with GOMAXPROCS=1 it yields each time round, since
+// the setter cannot run while it spins (it would wait for the scheduler's
+// preemption, about 10 ms a spin).
+func SpinUntil(flag *atomic.Bool) {
+	single := runtime.GOMAXPROCS(0) == 1
+	for !flag.Load() {
+		if single {
+			runtime.Gosched()
+		}
+	}
 }
 
 func stacks() []byte {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -52,8 +53,7 @@ func TestShieldEntryRacingCancel(t *testing.T) {
 			var inner error
 			var g *kc.Job
 			c, err := root.Launch(func(c *kc.Job) error {
-				for !gate.Load() {
-				}
+				testutil.SpinUntil(&gate)
 				return c.Shield(func() error {
 					inner = c.Err()
 					g, _ = c.Launch(func(g *kc.Job) error { return g.Sleep(time.Hour) })

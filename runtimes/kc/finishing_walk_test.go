@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -57,8 +58,7 @@ func TestOnCancelWhenCancelMeetsFinish(t *testing.T) {
 			go func() {
 				defer close(done)
 				spinning.Store(true)
-				for !gate.Load() {
-				}
+				testutil.SpinUntil(&gate)
 				spinFor(i % 64)
 				release()
 			}()

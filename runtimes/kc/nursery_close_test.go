@@ -93,8 +93,7 @@ func TestNurseryOpenRacingOuterClose(t *testing.T) {
 				inner := make(chan error, 1)
 				go func() {
 					spinning.Store(true)
-					for !gate.Load() {
-					}
+					testutil.SpinUntil(&gate)
 					for k := 0; k < i%32; k++ { // sweep the alignment of the two sides
 						alignSink.Add(1)
 					}
