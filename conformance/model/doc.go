@@ -76,14 +76,16 @@
 //     that waits for its cancellation at once. No other op depends on time.
 //  6. Observation. State, TryResult, stop of an OnCancel callback and Lease
 //     apply only to settled jobs: nothing in their subtree runs
-//     unsynchronised or is ending after a cancellation.
+//     unsynchronised or is ending after a cancellation (a job whose cancel
+//     walk claimed OnCancel callbacks is ending until it is joined: they
+//     run on the executor, after Cancel has returned, and hold it).
 //  7. Unordered failures. Failures that jobs record as they end after one
 //     cancellation, concurrently, are compared as a multiset (the tail of
 //     Errors from the first of them); a Result that is one of them may be
 //     any of them. A panicking OnCancel callback's failure is unordered with
 //     the body it belongs to, and so is its job's failure reaching the
-//     parent (the walk that ran the callback may have woken other bodies
-//     first).
+//     parent (the callback runs on the executor, after the walk has woken
+//     other bodies).
 //
 // # What is compared
 //

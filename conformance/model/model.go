@@ -132,6 +132,10 @@ func (m *machine) cancelJob(x *mjob, cause EV, how int) bool {
 
 // walk is the cancel walk: children, then hooks, then the parked body's
 // wake (which kc does through the wait's hook; it is unordered anyway).
+// kc runs the callbacks the walk claims on a task of the executor, which
+// drops the walk's hold only once they have run, after Cancel has
+// returned: a walk that claimed one leaves x's end unordered (asyncRel),
+// so x is not settled until it is joined.
 func (m *machine) walk(x *mjob) {
 	x.walked = true
 	x.holds++ // the walk holds x while it runs
@@ -145,6 +149,7 @@ func (m *machine) walk(x *mjob) {
 	}
 	for _, h := range x.hooks {
 		if h.state == hookArmed {
+			x.asyncRel = true
 			h.state = hookFired
 			h.fired++
 			if h.panics {

@@ -87,6 +87,15 @@ func TestModelRejects(t *testing.T) {
 			{N: 5, Kind: model.OpCancel, Target: 3, K: 2},
 			{N: 6, Kind: model.OpRelease, K: 0},
 		}}},
+		// The walk of the cancelled nursery claims its callback, which
+		// runs on the executor after Cancel has returned and holds the
+		// nursery until then: its State is Cancelling or Cancelled.
+		{"ObserveAfterCancelWithCallback", &model.Block{Ops: []*model.Op{
+			{N: 0, Kind: model.OpOpen, Target: -1, Child: &model.Job{ID: 1, Kind: model.JobNursery}},
+			{N: 1, Kind: model.OpOnCancel, Target: 1, K: 0},
+			{N: 2, Kind: model.OpCancel, Target: 1, K: 0},
+			{N: 3, Kind: model.OpObserve, Target: 1},
+		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &model.Program{Root: &model.Job{Kind: model.JobRoot, Body: tc.root}}
@@ -100,7 +109,10 @@ func TestModelRejects(t *testing.T) {
 // FuzzModel runs the program generated from each fuzzed seed on the
 // goroutine backend and compares it with the model.
 func FuzzModel(f *testing.F) {
-	for _, s := range []uint64{1, 2, 3, 42} {
+	// 1017883 and 1019113: programs that observed or leased a nursery
+	// whose cancel walk had claimed a callback, which the model took for
+	// ended (the run hung on the lease).
+	for _, s := range []uint64{1, 2, 3, 42, 1017883, 1019113} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {

@@ -56,10 +56,11 @@ var (
 	// unstarted when awaited depends on the executor, so a body that may
 	// call Goexit should be awaited only by a job that may end with it, or
 	// from a goroutine that may end (Await(nil) and Join(nil) never run a
-	// body inline). A job fails with one Goexit at most: once such a wait
-	// has failed it, a Goexit of its own body adds nothing to Errors.
-	// An OnCancel callback that a cancel walk runs and that calls Goexit
-	// fails its job with an error that matches ErrGoexit too (see OnCancel).
+	// body inline). Such a wait and the job's own body add one Goexit
+	// between them: once the wait has failed the job, a Goexit of its own
+	// body adds nothing to Errors. An OnCancel callback that a cancel walk
+	// runs and that calls Goexit fails its job with an error that matches
+	// ErrGoexit too, one per such callback (see OnCancel).
 	ErrGoexit = errors.New("kc: body called runtime.Goexit")
 
 	// ErrNilBody is returned when a nil body is launched.
