@@ -43,9 +43,13 @@
 //
 // # Cost
 //
-// The whole suite takes well under three seconds per backend on two cores,
-// also under the race detector. A few cases spend a few milliseconds waiting
-// for timeouts on purpose; the rest never sleep.
+// The whole suite takes a few seconds per backend on two cores, and up to
+// about ten under the race detector. Most of that goes to the few cases
+// that repeat a race until a time budget of up to two seconds is spent
+// (earlyWakeBudget, finishRaceBudget, wakeDuringParkBudget, raceBudget),
+// which a quiet machine often ends early by a round limit. A few cases
+// spend a few milliseconds waiting for timeouts on purpose; the rest never
+// sleep.
 package conformance
 
 import (
