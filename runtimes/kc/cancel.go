@@ -193,8 +193,9 @@ func (j *Job) cancelLeafLocked(cause error, how cancelKind, unlist uint64) bool 
 // wakes every cancellable wait and claims every OnCancel callback, which a
 // hookTask then runs. It runs at most once per job, without j.mu held
 // while children are cancelled; a hold on j, passed to the hookTask, keeps
-// j from becoming terminal until the callbacks have run. A job that is finishing (its body done, no holds)
-// but not terminal can take no hold: walkFinishingLocked walks it instead.
+// j from becoming terminal until the callbacks have run. A job that is
+// finishing (its body done, no holds) but not terminal can take no hold:
+// walkFinishingLocked walks it instead.
 func (j *Job) cancelWalk() {
 	j.mu.Lock()
 	j.cancelWalkLocked()

@@ -281,11 +281,11 @@ func (j *Job) goexitRecorded() bool {
 // (woken: by the wake of its wait): nil (the caller reports j's outcome)
 // if j is terminal or finishing, else w's cancellation error. A finishing
 // job (body done, no holds) becomes terminal once the OnCancel callbacks
-// of a walk that met it have run (on a hookTask: walkFinishingLocked), so waiting for it is short as long as those
-// callbacks do not block; and it must be waited for, because a failing j
-// cancels its parent, and so may cancel w (the parent, or an unlisted
-// sibling through the parent's down flag), before it is published
-// terminal (finishLocked).
+// of a walk that met it have run (on a hookTask: walkFinishingLocked), so
+// waiting for it is short as long as those callbacks do not block; and it
+// must be waited for, because a failing j cancels its parent, and so may
+// cancel w (the parent, or an unlisted sibling through the parent's down
+// flag), before it is published terminal (finishLocked).
 func (j *Job) joinCancelled(w *Job, woken bool) error {
 	if woken && j.rt.faults.has(faultAwaitCancelHidesOutcome) {
 		return w.cancelErr()

@@ -18,11 +18,10 @@ import (
 // the inbox), and a task launched from outside, which goes to the inbox,
 // must still run soon: every fairEvery-th poll takes the inbox before the
 // next slot, so the chain runs at most about fairEvery more tasks first.
-// One core, and no retakes (noRetake). Before the rule covered the inbox,
-// the task waited until the OS descheduled the owner's thread across two
-// sysmon ticks, so that moveStaleNext emptied the slot: millions of chain
-// tasks (hundreds of ms) on a two-core machine, or, where that never
-// happens, for ever.
+// One core, and no retakes (noRetake). Without the rule for the inbox,
+// the task would wait until the OS descheduled the owner's thread across
+// two sysmon ticks, so that moveStaleNext emptied the slot, or, where that
+// never happens, for ever.
 func TestInboxNotStarvedByNext(t *testing.T) {
 	if !regByG {
 		t.Skip("the next slot needs goroutine registry keys")
