@@ -61,7 +61,7 @@ func checkCaughtBy(t *testing.T, ex func() kc.Executor, want string) {
 	if r.Err == nil {
 		t.Fatalf("%s passed a broken runtime; want a failure", want)
 	}
-	t.Logf("caught: %.200v", r.Err)
+	checkNamed(t, r)
 }
 
 // lateWakeSuspend hands every wait that is not quick off with

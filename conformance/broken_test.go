@@ -62,6 +62,13 @@ func checkCaught(t *testing.T, newRuntime func() (*kc.Runtime, error), want ...s
 	if !slices.Contains(want, r.Case) {
 		t.Errorf("first failing case = %s (%v); want one of %s", r.Case, r.Err, strings.Join(want, ", "))
 	}
+	checkNamed(t, r)
+}
+
+// checkNamed checks that the failure r starts with its case's name, and
+// logs it.
+func checkNamed(t *testing.T, r conformance.Result) {
+	t.Helper()
 	if !strings.HasPrefix(r.Err.Error(), r.Case+": ") {
 		t.Errorf("error %q does not start with the case name %q", r.Err, r.Case)
 	}

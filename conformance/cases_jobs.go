@@ -50,10 +50,7 @@ func panicInBody(rt *kc.Runtime, p *probe) {
 				_, err := d.Await(s)
 				p.panicErr("Await of a panicking deferred", err, "async")
 			}
-			c, err = s.Launch(nop) // the runtime still works
-			if p.job("Launch after the panics", c, err) {
-				p.noErr("Join", c.Join(s))
-			}
+			p.stillWorks(s, "the panics")
 			return nil
 		})
 	}))
@@ -98,10 +95,7 @@ func goexitInBody(rt *kc.Runtime, p *probe) {
 				go func() { _, err := d.Await(nil); joined <- err }()
 				p.is("Await of a deferred that called Goexit", <-joined, kc.ErrGoexit)
 			}
-			c, err = s.Launch(nop) // the runtime still works
-			if p.job("Launch after Goexit", c, err) {
-				p.noErr("Join", c.Join(s))
-			}
+			p.stillWorks(s, "Goexit")
 			return nil
 		})
 	}))

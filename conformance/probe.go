@@ -77,6 +77,15 @@ func (p *probe) job(what string, j *kc.Job, err error) bool {
 	return true
 }
 
+// stillWorks checks that the runtime still runs jobs after what (a panic,
+// a Goexit): a child of s launched and joined.
+func (p *probe) stillWorks(s *kc.Job, what string) {
+	c, err := s.Launch(nop)
+	if p.job("Launch after "+what, c, err) {
+		p.noErr("Join", c.Join(s))
+	}
+}
+
 // state checks a job's state; a nil job fails.
 func (p *probe) state(what string, j *kc.Job, want kc.State) bool {
 	if j == nil {
