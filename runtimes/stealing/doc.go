@@ -378,10 +378,11 @@
 //     timed ops, so its p99 shows what a launch reaches whose memory is
 //     resident: a design that closes this part of the tail would have the
 //     job slabs written before use off the launching path (a per-P stash
-//     that an idle worker fills), not built. And the other worker, finding nothing,
-//     goes idle after its spin, so now and then a launch wakes it (a futex
-//     wake on the launching thread); keeping it spinning longer (naps of its
-//     thread) holds a P that timers and readied goroutines need.
+//     that an idle worker fills), not built. And the other worker, finding
+//     nothing, goes idle after its spin, so now and then a launch wakes it
+//     (a futex wake on the launching thread); keeping it spinning longer
+//     (naps of its thread) holds a P that timers and readied goroutines
+//     need.
 //
 // A profile of a workload next to its best peer's shows where the time
 // goes, for example:
