@@ -99,7 +99,14 @@ func (r resumeChan) Resume() { r <- struct{}{} }
 
 // earlyClose keeps idle pooled goroutines (as backends keep idle workers)
 // and ends them in Close, but returns without waiting for them to exit:
-// they are gone a moment later, in time for NoGoroutineLeft's two seconds.
+// each takes a moment on its way out (earlyCloseExit, as a worker that
+// flushes its state does), and is gone in time for NoGoroutineLeft's two
+// seconds.
+// earlyCloseExit is how long an earlyClose goroutine takes to exit once
+// told to: longer than Close's return takes to reach the count, far
+// shorter than NoGoroutineLeft's grace.
+const earlyCloseExit = 50 * time.Millisecond
+
 type earlyClose struct {
 	*goroutine.Executor
 	once sync.Once
@@ -110,7 +117,10 @@ func (e *earlyClose) Spawn(t *kc.Task) {
 	e.once.Do(func() {
 		e.quit = make(chan struct{})
 		for range 16 {
-			go func() { <-e.quit }()
+			go func() {
+				<-e.quit
+				time.Sleep(earlyCloseExit)
+			}()
 		}
 	})
 	e.Executor.Spawn(t)
