@@ -504,8 +504,3 @@ func (p *ctxPool) close() {
 		t = next
 	}
 }
-
-// testHookStart, if not nil, is called by runElsewhere between its
-// e.starts.Begin and its wg.Add, so that a test can run Close in that window. Set
-// only by tests, while no executor runs.
-var testHookStart func()

@@ -50,6 +50,9 @@ func (m *sysmon) quit() { close(m.quitc) }
 // can still go idle after that, and then waits for the trims that follow
 // the next kick (it is stopped at Close at the latest).
 func (e *Executor) monSleep(lastTrim *time.Time) bool {
+	if testHookMonSleep != nil {
+		testHookMonSleep()
+	}
 	m := &e.mon
 	m.idle.Store(true)
 	if e.active.Load() != 0 && m.idle.CompareAndSwap(true, false) {
@@ -209,6 +212,9 @@ func (e *Executor) retake(now time.Time, last *time.Time, globalWaits bool) (did
 		}
 		if now.Sub(*last) < e.cfg.scaleEvery {
 			continue
+		}
+		if testHookRetake != nil {
+			testHookRetake(c)
 		}
 		id := e.newID()
 		if c.word.CompareAndSwap(old, mkword(id, coreRunning)) {

@@ -200,6 +200,9 @@ func (e *Executor) pass(me uint64, c *core) (ownerStart, bool) {
 			}
 			continue
 		}
+		if testHookPass != nil {
+			testHookPass(c)
+		}
 		if c.word.CompareAndSwap(me, mkword(0, coreFree)) {
 			// Dekker with Spawn and Resume (push, then load the word):
 			// we stored Free, now we load the queues. One of us sees
