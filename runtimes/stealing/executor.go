@@ -110,8 +110,10 @@ func New(opts ...Option) (*Executor, error) {
 	}
 	e.mon.init()
 	e.sleepQ.Init(procs, &e.wg, "stealing")
-	e.wg.Add(1)
-	go e.monitor()
+	if !c.noMonitor {
+		e.wg.Add(1)
+		go e.monitor()
+	}
 	return e, nil
 }
 

@@ -14,6 +14,9 @@ type config struct {
 	workers     int  // workers running tasks at once, 1 to MaxWorkers
 	maxExtra    int  // temporary workers the monitor may add, 0 to maxExtraLimit
 	maxExtraSet bool // MaxExtra was given; else maxExtra is maxExtraLimit
+	// noMonitor: start no monitor goroutine. Set only by tests, which
+	// must show that a worker gets work without the monitor's rescue.
+	noMonitor bool
 }
 
 // MaxWorkers bounds Workers.

@@ -128,3 +128,61 @@ func TestBodyLockEndsWithTask(t *testing.T) {
 		t.Error("a task ran with the thread lock the task before it left")
 	}
 }
+
+// withoutMonitor is New's option for a test that must show a task run with
+// no help from the monitor (which rescues queued work a worker missed).
+func withoutMonitor() Option {
+	return func(c *config) error { c.noMonitor = true; return nil }
+}
+
+// A task spawned from outside while the only worker, out of work, is about
+// to give its slot back: Spawn finds every slot taken and wakes nobody, so
+// the worker's look at the queues after it gave its slot back (the Dekker
+// check against wake) must find the task. With no monitor to rescue it,
+// a worker that went idle without that look leaves the task queued for
+// ever.
+func TestIdleLooksAgain(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New(Workers(1), withoutMonitor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := holdExecutor{spawned: make(chan *kc.Task, 2)}
+	rtA, rtB := kc.New(hold), kc.New(hold)
+	ranA, ranB := make(chan struct{}), make(chan struct{})
+	runErr := make(chan error, 2)
+	go func() { runErr <- rtA.Run(context.Background(), func(*kc.Job) error { close(ranA); return nil }) }()
+	taskA := <-hold.spawned
+	go func() { runErr <- rtB.Run(context.Background(), func(*kc.Job) error { close(ranB); return nil }) }()
+	taskB := <-hold.spawned
+
+	var fired atomic.Bool
+	testHookIdle = func() {
+		if fired.CompareAndSwap(false, true) {
+			spawned := make(chan struct{})
+			go func() { e.Spawn(taskB); close(spawned) }() // from outside, with the worker's slot still taken
+			<-spawned
+		}
+	}
+	e.Spawn(taskA) // starts the worker, which then runs out of work
+	<-ranA
+	select {
+	case <-ranB:
+	case <-time.After(5 * time.Second): // a watchdog: the task runs at once or never
+		t.Errorf("the task spawned as the worker went idle did not run in 5 s: a lost wake-up; %+v\n%s", Snapshot(e), DumpRings(e))
+		e.wake() // the slot is free now: this wake starts a worker
+		<-ranB
+	}
+	for range 2 {
+		if err := <-runErr; err != nil {
+			t.Error(err)
+		}
+	}
+	rtA.Close()
+	rtB.Close()
+	e.Close()
+	testHookIdle = nil
+	if !fired.Load() {
+		t.Error("the worker never went idle (the hook was not called)")
+	}
+}

@@ -128,6 +128,12 @@ func (e *Executor) startSpinner() {
 // only by tests, while no executor runs.
 var testHookStart func()
 
+// testHookIdle, if not nil, is called by a worker that found no work and
+// is about to give its slot back (findWork), so that a test can spawn in
+// the window before the worker's last look. Set only by tests, while no
+// executor runs.
+var testHookIdle func()
+
 // payDebt takes over one unit of debt, preferably from the caller's P's
 // shard, and reports whether it did; a worker that does has no slot and
 // must leave (go idle or exit). Cost when there is no debt: one load per P.
@@ -213,6 +219,9 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 		if w.spinning {
 			w.spinning = false
 			e.sched.spinning.Add(-1)
+		}
+		if testHookIdle != nil {
+			testHookIdle()
 		}
 		e.sched.running.Add(-1)
 		if e.anyWork() && !e.sched.closed.Load() {
