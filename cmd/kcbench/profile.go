@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -86,12 +87,12 @@ func runProfile(stdout, stderr io.Writer, args []string) error {
 	}
 	fa, err := w.Bench(*backend, *n)
 	if err != nil {
-		return usageError("-backend: %w", err)
+		return usageError("%s: %w", badFlag(err, "-backend"), err)
 	}
 	fb := fa
 	if *vs != "" {
 		if fb, err = w.Bench(*vs, *n); err != nil {
-			return usageError("-vs: %w", err)
+			return usageError("%s: %w", badFlag(err, "-vs"), err)
 		}
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
@@ -161,6 +162,15 @@ func writeProfiles(dir, name string, s *profiles.Set) ([]string, error) {
 		written = append(written, path)
 	}
 	return written, nil
+}
+
+// badFlag names the flag that err, from Workload.Bench, is about: -n for a
+// bad size (perf.ErrBadArgument), else the flag that named the backend.
+func badFlag(err error, backendFlag string) string {
+	if errors.Is(err, perf.ErrBadArgument) {
+		return "-n"
+	}
+	return backendFlag
 }
 
 // profileBase is the file name stem of a workload at size n.

@@ -70,7 +70,7 @@ func TestProfileCommand(t *testing.T) {
 func TestProfileBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
-		list string // a known name the error must list
+		list string // what the error must say: a known name it lists, or the flag it blames
 	}{
 		{[]string{"-bench", "NoSuch", "-backend", "goroutine"}, "JobCreate"},
 		{[]string{"-bench", "JobCreate", "-backend", "nosuch"}, "goroutine"},
@@ -78,7 +78,8 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{"-bench", "CancelFanout", "-backend", "peer-go"}, "peer-context"}, // no peer-go for it
 		{[]string{"-backend", "goroutine"}, "JobCreate"},
 		{[]string{"-bench", "JobCreate", "-backend", "goroutine", "-benchtime", "0x"}, ""},
-		{[]string{"-bench", "JobCreate", "-backend", "goroutine", "-n", "3"}, ""}, // JobCreate is unsized
+		{[]string{"-bench", "JobCreate", "-backend", "goroutine", "-n", "3"}, "-n: "}, // JobCreate is unsized
+		{[]string{"-bench", "CancelFanout", "-backend", "goroutine", "-vs", "peer-context", "-n", "-1"}, "-n: "},
 	} {
 		err := run(io.Discard, io.Discard, append([]string{"profile", "-o", t.TempDir()}, tc.args...))
 		if exitCode(err) != 2 || !errors.Is(err, ErrUsage) {
