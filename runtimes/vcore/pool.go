@@ -15,7 +15,7 @@ import (
 // stack, which the garbage collector shrinks while it waits: a few KiB.
 const poolMax = 1024
 
-// Owner goroutines, and driver goroutines (ctx.go), are reused.
+// Owner goroutines, and driver goroutines (drive.go), are reused.
 //
 // Every Park that finds work waiting gives its core to a fresh owner, and
 // every woken task that finds no Free core retires its goroutine once its

@@ -182,7 +182,7 @@ func (r *registry) remove(w *worker) {
 
 // hand moves from's slot to the worker to, under key, to's goroutine:
 // from hands its core to to, whose owner stint starts when from's
-// goroutine switches to it (ctx.go). Nobody looks key up meanwhile (only
+// goroutine switches to it (drive.go). Nobody looks key up meanwhile (only
 // to's own goroutine does, and it does not run until the switch), so the
 // two stores need no lock. From then on from is unregistered. Only with
 // goroutine keys, where contexts exist.
