@@ -49,6 +49,25 @@ func closeExecutor(t *testing.T, ex *Executor) {
 	}
 }
 
+// coreWithWork returns a new one-core executor, none of whose goroutines
+// has started but sysmon, asleep, and its core, Free, with a stale task in
+// its inbox, counted active as Spawn counts it but pushed without a kick:
+// the test then sets the core's word and calls retake itself.
+func coreWithWork(t *testing.T) (*Executor, *core) {
+	t.Helper()
+	done := finishedTask(t)
+	ex, err := New(Workers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &ex.cores[0]
+	ex.active.Add(1)
+	if !c.inbox.push(done) {
+		t.Fatal("push to an empty inbox failed")
+	}
+	return ex, c
+}
+
 // A Spawn onto a core whose owner is passing it on (Park) can land after
 // pass found no work and before its CAS to Free: the Spawn's kick finds the
 // core Running and wakes nobody. pass must look again after its CAS (the
@@ -90,20 +109,11 @@ func TestPassRechecksAfterFree(t *testing.T) {
 // without sending one, leaving that owner asleep for ever. The same core,
 // Running, is retaken: the test reaches the retake's CAS.
 func TestRetakeSkipsSleeping(t *testing.T) {
-	done := finishedTask(t)
-	ex, err := New(Workers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &ex.cores[0]
+	ex, c := coreWithWork(t)
 	sleeper := testWorker(ex.newID()).withWake()
 	asleep := mkword(sleeper.id.Load(), coreSleeping)
 	c.word.Store(asleep)
 	c.sleeper.Store(sleeper)
-	ex.active.Add(1) // counted as Spawn counts it, but sysmon left asleep: the test ticks
-	if !c.inbox.push(done) {
-		t.Fatal("push to an empty inbox failed")
-	}
 	var last time.Time
 	now := time.Now()
 	ex.retake(now, &last, false) // sees the beat
@@ -125,18 +135,9 @@ func TestRetakeSkipsSleeping(t *testing.T) {
 // would give the core a second owner, and count a stuck goroutine that is
 // not there.
 func TestRetakeLosesToOwner(t *testing.T) {
-	done := finishedTask(t)
-	ex, err := New(Workers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &ex.cores[0]
+	ex, c := coreWithWork(t)
 	stuck := mkword(ex.newID(), coreRunning)
 	c.word.Store(stuck)
-	ex.active.Add(1) // as in TestRetakeSkipsSleeping
-	if !c.inbox.push(done) {
-		t.Fatal("push to an empty inbox failed")
-	}
 	moved := false
 	testHookRetake = func(h *core) {
 		if h == c && !moved {
