@@ -30,49 +30,48 @@
 // owner about to sleep also takes another core's next slot, and sysmon
 // moves a task that sat in one for a whole tick to the global queue.
 //
-// Owners (core.go, worker.go, idle.go, pool.go, ctx.go). A core's word
-// holds its owner's id and one of four coreStates (Free, Running,
-// Sleeping, Closed; each documented with its legal moves), changed only by
-// CAS. An owner holds its thread locked while it runs a task. With nothing
-// to do it unlocks it (unless pinned) and keeps its core and yields its P;
-// then, if it may spin (pinned owners and contexts, see Park below, always
-// may, other owners while fewer than half the cores' owners spin), it spins
-// for the Spin budget (default 20 µs, yielding every 16 polls), and sleeps
-// on its wake channel, at once if it may not spin; whoever moves the core
-// from Sleeping back to Running sends the token (a pusher that sees
-// Sleeping does), and a pusher that finds a core Free starts an owner for
-// it. Sleeping and waking are a Dekker handshake over sequentially
-// consistent atomics (core.go). Owners are pooled: one whose owner stint
-// ends waits for the next owner to start instead of ending.
+// Owners (core.go, worker.go, idle.go, pool.go, ctx.go, drive.go). A core's
+// word holds its owner's id and one of four coreStates (Free, Running,
+// Sleeping, Closed; each documented with its legal moves), changed only by CAS.
+// An owner holds its thread locked while it runs a task. With nothing to do it
+// unlocks it (unless pinned) and keeps its core and yields its P; then, if it
+// may spin (pinned owners and contexts, see Park below, always may, other
+// owners while fewer than half the cores' owners spin), it spins for the Spin
+// budget (default 20 µs, yielding every 16 polls), and sleeps on its wake
+// channel, at once if it may not spin; whoever moves the core from Sleeping
+// back to Running sends the token (a pusher that sees Sleeping does), and a
+// pusher that finds a core Free starts an owner for it. Sleeping and waking are
+// a Dekker handshake over sequentially consistent atomics (core.go). Owners are
+// pooled: one whose owner stint ends waits for the next owner to start instead
+// of ending.
 //
-// Park (executor.go, worker.go, ctx.go). A task that blocks in a kc wait
-// hands off its core, as Go's runtime does for a syscall. The owner unlocks
-// its thread first; a wait the core expects to be answered at once
+// Park (executor.go, worker.go, ctx.go, drive.go). A task that blocks in a kc
+// wait hands off its core, as Go's runtime does for a syscall. The owner
+// unlocks its thread first; a wait the core expects to be answered at once
 // (kc.Parker.Spin: a channel partner) gets a few yields to be woken with the
-// core kept, and so does a wait for a timer the task armed due within the
-// spin budget (timer.go), while no work waits for the core, for as long as
-// the timer takes. Otherwise the core goes to the next owner if work waits
-// (else it is marked Free), and the task waits in one of two ways:
+// core kept, and so does a wait for a timer the task armed due within the spin
+// budget (timer.go), while no work waits for the core, for as long as the timer
+// takes. Otherwise the core goes to the next owner if work waits (else it is
+// marked Free), and the task waits in one of two ways:
 //
-//   - As a suspended coroutine, where goroutine identities work (amd64,
-//     arm64) and owners are not pinned. An owner is then a task context
-//     (ctx.go): an iter.Pull coroutine that runs owner stints on its own
-//     stack, resumed by an unlocked driver goroutine. Park suspends the
-//     context, and its driver goes on at once with the core's next owner:
-//     a woken context from the core's ready queue, granted the core, or a
-//     fresh owner on an idle context. The wake puts the context on the
-//     ready queue of the core it parked on (soft affinity) and kicks that
-//     core; an owner that finds it there (its own core's queue first, then
-//     other cores' as it steals) hands it its core and goes to the pool,
-//     and its driver resumes it, prefetching the next context of the queue
-//     meanwhile (its record, its g and its stack: the memory of a task
-//     parked long ago is cold). A context locks its thread while it runs a
-//     task and unlocks it before every switch: a switch away from a locked
-//     goroutine, or to a coroutine from a thread other than the one it was
-//     made locked on, makes the Go runtime throw. A body that holds a
-//     thread lock of its own when it parks, and a Quick wait (a channel
-//     partner) after its spin, park as a goroutine instead (below), their
-//     driver blocked with them.
+//   - As a suspended coroutine, where goroutine identities work (amd64, arm64)
+//     and owners are not pinned. An owner is then a task context (ctx.go,
+//     drive.go, ctxpool.go): an iter.Pull coroutine that runs owner stints on
+//     its own stack, resumed by an unlocked driver goroutine. Park suspends the
+//     context, and its driver goes on at once with the core's next owner: a
+//     woken context from the core's ready queue, granted the core, or a fresh
+//     owner on an idle context. The wake puts the context on the ready queue of
+//     the core it parked on (soft affinity) and kicks that core; an owner that
+//     finds it there (its own core's queue first, then other cores' as it
+//     steals) hands it its core and goes to the pool, and its driver resumes
+//     it, prefetching the next context of the queue meanwhile (its record, its
+//     g and its stack: the memory of a task parked long ago is cold). A context
+//     locks its thread while it runs a task and unlocks it before every switch:
+//     a switch away from a locked goroutine, or to a coroutine from a thread
+//     other than the one it was made locked on, makes the Go runtime throw. A
+//     body that holds a thread lock of its own when it parks, and a Quick wait
+//     (a channel partner) after its spin, park as a goroutine instead (below),
+//     their driver blocked with them.
 //   - As a goroutine, otherwise: the goroutine waits, then takes its
 //     previous core back if it is Free (soft affinity), else any Free core,
 //     else finishes its body on a plain goroutine and retires to the pool
@@ -96,31 +95,31 @@
 // without handing its core off: slower, since sysmon must retake the core,
 // but correct.
 //
-// Yield (yield.go). A task's stack is its goroutine's, so Job.Yield cannot
-// move the task to the back of a queue: it lets other goroutines have the
-// P (runtime.Gosched), an owner with its thread unlocked, keeping its
-// core. A body that polls with Yield waits for a task running elsewhere;
-// after osYieldAfter Yields in a row, each further one also gives the
-// thread up to the OS (sched_yield on Linux), lest the poller hold the CPU the OS
-// has put the awaited owner's thread on.
+// Yield (yield.go). A task's stack is its goroutine's, so Job.Yield cannot move
+// the task to the back of a queue: it lets other goroutines have the P
+// (runtime.Gosched), an owner with its thread unlocked, keeping its core. A
+// body that polls with Yield waits for a task running elsewhere; after
+// osYieldAfter Yields in a row, each further one also gives the thread up to
+// the OS (sched_yield on Linux), lest the poller hold the CPU the OS has put
+// the awaited owner's thread on.
 //
 // Sysmon (sysmon.go). A monitor goroutine watches each core's heartbeat (a
 // count of tasks started). A Running core whose heartbeat has not moved for 1
 // ms while work waits (its inbox, its ready queue or the global queue is
-// non-empty; a task sysmon itself moved there from a next slot counts from
-// its next tick) is stuck in a body that blocked where the runtime cannot
-// see (a Go channel, a mutex, a syscall): sysmon gives the core to a fresh owner, at most one per
-// millisecond (SCALE_INTERVAL) and while fewer than TempWorkers (64) stuck
-// goroutines hold a thread (base + K). The stuck goroutine finds out when its
-// body returns and retires at once. Past that bound sysmon starts helpers
+// non-empty; a task sysmon itself moved there from a next slot counts from its
+// next tick) is stuck in a body that blocked where the runtime cannot see (a Go
+// channel, a mutex, a syscall): sysmon gives the core to a fresh owner, at most
+// one per millisecond (SCALE_INTERVAL) and while fewer than TempWorkers (64)
+// stuck goroutines hold a thread (base + K). The stuck goroutine finds out when
+// its body returns and retires at once. Past that bound sysmon starts helpers
 // (helper.go): unlocked goroutines without a core that run queued tasks and
-// retire when they find none, so a blocked one costs a goroutine, not a
-// thread. Their number doubles each tick in which the helpers took no task,
-// bounded by the queued tasks: 10 000 tasks blocked at once on Go channels,
-// each waiting for a later one, get their goroutines in milliseconds, where
-// 10 000 threads would hit Go's fatal limit. Sysmon polls every 250 µs while
-// tasks are queued, backs off to 8 ms while they are not, and blocks on a
-// channel, using no CPU, after 20 ms with no active task.
+// retire when they find none, so a blocked one costs a goroutine, not a thread.
+// Their number doubles each tick in which the helpers took no task, bounded by
+// the queued tasks: 10 000 tasks blocked at once on Go channels, each waiting
+// for a later one, get their goroutines in milliseconds, where 10 000 threads
+// would hit Go's fatal limit. Sysmon polls every 250 µs while tasks are queued,
+// backs off to 8 ms while they are not, and blocks on a channel, using no CPU,
+// after 20 ms with no active task.
 //
 // Shutdown. Close waits until active_tasks (Spawn +1, end of Run -1) is
 // zero, sets stop, closes Free cores and wakes sleeping owners, which close
@@ -210,14 +209,14 @@
 //     and a scan of a few registry slots, a few ns; keyed by thread, a
 //     threadID is a system call (Linux, macOS, FreeBSD), on the order of
 //     100 ns.
-//   - A park that hands the core off and its wake-up, as a suspended
-//     context: UnlockOSThread and LockOSThread, a CAS on the core's word at
-//     each hand of the core, a registry slot freed and claimed (or moved,
-//     two stores, when an owner hands its core to the woken context), a
-//     push and a pop under the ready queue's mutex, a context to and from a
-//     driver's stash (no lock), and four coroutine switches (park and
-//     resume each go through a driver): a few hundred ns. As a goroutine: the same locks and CASes, and the wake-up of a
-//     pooled goroutine when work waits: on the order of a microsecond. A
+//   - A park that hands the core off and its wake-up, as a suspended context:
+//     UnlockOSThread and LockOSThread, a CAS on the core's word at each hand of
+//     the core, a registry slot freed and claimed (or moved, two stores, when
+//     an owner hands its core to the woken context), a push and a pop under the
+//     ready queue's mutex, a context to and from a driver's stash (no lock),
+//     and four coroutine switches (park and resume each go through a driver): a
+//     few hundred ns. As a goroutine: the same locks and CASes, and the wake-up
+//     of a pooled goroutine when work waits: on the order of a microsecond. A
 //     channel wait answered while it spins keeps its core: a few goroutine
 //     switches.
 //   - A wait for a timer due within the spin budget (a short Sleep): the
