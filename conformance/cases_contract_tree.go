@@ -7,7 +7,8 @@ import (
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
-// More of contractCases (cases_contract.go): select, shields, waits, actors, leases, pools.
+// More of contractCases (cases_contract.go): select, shields, waits, actors,
+// leases, pools.
 
 // Select, and TrySelect, choose at random among ready cases: each of two
 // always-ready cases is chosen a fair share of the time.

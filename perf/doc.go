@@ -40,12 +40,13 @@
 // detaching it from the parent: what a job is, a cancellable node plus a
 // task).
 //
-// AwaitCached: Await of a deferred that has already completed (the spec asks
-// <= 150 ns; in kc it is one atomic load, a few ns). Peers: peer-go awaits the idiomatic Go
-// future (a value published by closing a channel: a receive from the closed
-// channel, then the value); peer-errgroup calls Wait on a finished group,
-// which returns the group's stored error. No conc or context peer: reading a
-// variable after a WaitGroup.Wait, or ctx.Err, is not an await of a result.
+// AwaitCached: Await of a deferred that has already completed (the spec asks <=
+// 150 ns; in kc it is one atomic load, a few ns). Peers: peer-go awaits the
+// idiomatic Go future (a value published by closing a channel: a receive from
+// the closed channel, then the value); peer-errgroup calls Wait on a finished
+// group, which returns the group's stored error. No conc or context peer:
+// reading a variable after a WaitGroup.Wait, or ctx.Err, is not an await of a
+// result.
 //
 // AwaitPending: Async of an empty body, then Await of it, b.N times in a row.
 // The core runs a child that its own parent awaits inline if no worker has
@@ -201,9 +202,9 @@
 //
 //	go run ./cmd/kcbench run -o reports/baseline
 //
-// runs the conformance suite, then every workload on every backend, peer
-// and floor in interleaved rounds, and writes reports/baseline/report.md, with the machine it ran on
-// in machine.md beside it. The same benchmarks under go test:
+// runs the conformance suite, then every workload on every backend, peer and
+// floor in interleaved rounds, and writes reports/baseline/report.md, with the
+// machine it ran on in machine.md beside it. The same benchmarks under go test:
 //
 //	go test -run='^$' -bench=. -count=10 ./perf/ | tee new.txt
 //	go run ./cmd/kcbench compare -col /backend new.txt

@@ -14,8 +14,8 @@ import (
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
-// Backends named with testBackendPrefix are registered by this package's tests; TestConformance
-// leaves them out.
+// Backends named with testBackendPrefix are registered by this package's tests;
+// TestConformance leaves them out.
 const testBackendPrefix = "zz-test-"
 
 var (

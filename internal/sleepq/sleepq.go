@@ -117,11 +117,12 @@ func (q *Queue) Init(n int, wg *sync.WaitGroup, owner string) {
 	}
 }
 
-// AfterFunc arms a timer that calls f after d (at once if d <= 0) on the
-// shard of the caller's P. A d too long for the clock (a "forever" wait,
-// such as math.MaxInt64) saturates at the clock's end: the timer never
-// fires, and the shard's other timers are not held up by it. It panics on a Queue that Init did not set up
-// or that Close closed (the executor's AfterFunc after its Close).
+// AfterFunc arms a timer that calls f after d (at once if d <= 0) on the shard
+// of the caller's P. A d too long for the clock (a "forever" wait, such as
+// math.MaxInt64) saturates at the clock's end: the timer never fires, and the
+// shard's other timers are not held up by it. It panics on a Queue that Init
+// did not set up or that Close closed (the executor's AfterFunc after its
+// Close).
 func (q *Queue) AfterFunc(d time.Duration, f func()) *Timer {
 	if q.shards == nil {
 		panic(q.owner + ": AfterFunc on a zero Executor")

@@ -216,43 +216,42 @@
 // # Channels, select, actors and producers
 //
 // Chan is a buffered or rendezvous channel whose blocked operations park
-// through the waiting job's executor, like every other wait, and end with
-// the job's cancellation error when the job is cancelled; a closed channel
-// returns ErrClosed instead of panicking. Select waits on several channel
-// operations and performs exactly one. A blocked operation puts a wait node
-// (a sudog, one per Select case) on each channel's queue under that
-// channel's mutex; a counterpart completes it only after winning the CAS on
-// the waiter's Parker, so a handoff and a cancellation can race but exactly
-// one happens: no value is lost or received twice (chanwait.go has the
-// protocol). Select first tries its cases one at a time, in a random
-// order, each under its own channel's mutex; it locks all its channels
-// together only to conclude that none is ready and to queue. Actor (a job
-// draining a mailbox with one handler), Produce (a job feeding a channel
-// it closes when it ends, with its failure if it failed), Pool (an owned
-// pool of at most max items with create and reset hooks) and
-// SendTask/RecvTask (spec 05's ordered task channel) are built on Chan. Channel waits are not job waiters: they do not count in
-// Stats.WaitersRegistered or emit trace events.
+// through the waiting job's executor, like every other wait, and end with the
+// job's cancellation error when the job is cancelled; a closed channel returns
+// ErrClosed instead of panicking. Select waits on several channel operations
+// and performs exactly one. A blocked operation puts a wait node (a sudog, one
+// per Select case) on each channel's queue under that channel's mutex; a
+// counterpart completes it only after winning the CAS on the waiter's Parker,
+// so a handoff and a cancellation can race but exactly one happens: no value is
+// lost or received twice (chanwait.go has the protocol). Select first tries its
+// cases one at a time, in a random order, each under its own channel's mutex;
+// it locks all its channels together only to conclude that none is ready and to
+// queue. Actor (a job draining a mailbox with one handler), Produce (a job
+// feeding a channel it closes when it ends, with its failure if it failed),
+// Pool (an owned pool of at most max items with create and reset hooks) and
+// SendTask/RecvTask (spec 05's ordered task channel) are built on Chan. Channel
+// waits are not job waiters: they do not count in Stats.WaitersRegistered or
+// emit trace events.
 //
 // # Costs
 //
 // A Job is 128 bytes on 64-bit platforms (spec 01 §4.20 asks at most 128);
-// names, deadlines, extra errors, the shield depth and the Done channel live
-// in a separately allocated extra record that most jobs never need.
-// Cancelling a tree allocates one cancellation error, shared by every job
-// the walk reaches. Launch takes its job from a per-P slab of four (one
-// 512-byte allocation per four launches; slab.go); Async allocates one
-// Deferred that embeds its job. A blocking wait for a job (Join, Await,
-// AwaitAll, WaitAll) takes its wait node from a per-P cache, to which a
-// wait that its target's end woke gives it back, if it had no timer and
-// took its own cancel hook off (one that was cancelled, timed out, had a
-// timer or whose hook a cancel walk took leaves it to the garbage
-// collector: a losing waker may still touch it). Attaching a child is a CAS on the parent's state word, with
-// no lock; ending it, one CAS on its own and an Add on the
-// parent's (or a share of one, batched by a Worker). Await of a finished
-// deferred is one atomic load. Counters are striped by P (the counting
-// goroutine's processor slot), one cache line each, and incremented
-// without atomics by the pinned P. With no Tracer installed, each trace
-// point costs a nil check. A blocked channel operation takes its wait
-// node from the channel's own reused nodes (chan.go), allocating one only
-// when none is free; one that does not block allocates nothing.
+// names, deadlines, extra errors, the shield depth and the Done channel live in
+// a separately allocated extra record that most jobs never need. Cancelling a
+// tree allocates one cancellation error, shared by every job the walk reaches.
+// Launch takes its job from a per-P slab of four (one 512-byte allocation per
+// four launches; slab.go); Async allocates one Deferred that embeds its job. A
+// blocking wait for a job (Join, Await, AwaitAll, WaitAll) takes its wait node
+// from a per-P cache, to which a wait that its target's end woke gives it back,
+// if it had no timer and took its own cancel hook off (one that was cancelled,
+// timed out, had a timer or whose hook a cancel walk took leaves it to the
+// garbage collector: a losing waker may still touch it). Attaching a child is a
+// CAS on the parent's state word, with no lock; ending it, one CAS on its own
+// and an Add on the parent's (or a share of one, batched by a Worker). Await of
+// a finished deferred is one atomic load. Counters are striped by P (the
+// counting goroutine's processor slot), one cache line each, and incremented
+// without atomics by the pinned P. With no Tracer installed, each trace point
+// costs a nil check. A blocked channel operation takes its wait node from the
+// channel's own reused nodes (chan.go), allocating one only when none is free;
+// one that does not block allocates nothing.
 package kc

@@ -72,11 +72,11 @@ func TestNestedNurseryClosedWithOuter(t *testing.T) {
 	}
 }
 
-// TestNurseryOpenRacingOuterClose races the Open of a nursery inside a
-// nursery with the outer one's Close: the inner one is either refused
-// (ErrClosed, or ErrCancelled once the outer one has ended) or closed with the outer one, by the outer Close (it is on the
-// outer nursery's child list) or, if its attach came too late for that, by
-// its own attach. Either way the outer nursery ends.
+// TestNurseryOpenRacingOuterClose races the Open of a nursery inside a nursery
+// with the outer one's Close: the inner one is either refused (ErrClosed, or
+// ErrCancelled once the outer one has ended) or closed with the outer one, by
+// the outer Close (it is on the outer nursery's child list) or, if its attach
+// came too late for that, by its own attach. Either way the outer nursery ends.
 func TestNurseryOpenRacingOuterClose(t *testing.T) {
 	testutil.NoLeak(t)
 	rt := kc.New(goroutine.New())

@@ -53,21 +53,23 @@
 // waiting, so a hand-off can fail but is never lost.
 //
 // The invariant is that no wake-up is lost: a published task is found by a
-// worker that holds a slot or is woken for it, with no help from the
-// monitor. Both sides use a Dekker pair of sequentially consistent atomics:
-// the publisher stores the task and then loads the counters; a worker going
-// idle decrements the counters and then loads every queue. Spawn's store is
-// the swap of the LIFO slot, which also covers the task it displaces to the
-// FIFO: that one is published with a plain tail store, as in the Go runtime
-// (see ring.put). A waker's units are provisional (it takes the spinning
-// token, then a slot, and gives both back if the add overshot the target),
-// so after giving them back wake looks at the counters again (see wake for
-// the interleaving this closes). Two tests check the invariant with the
-// monitor out of the way (MaxExtra(0), so a stall is never rescued):
+// worker that holds a slot or is woken for it, with no help from the monitor.
+// Both sides use a Dekker pair of sequentially consistent atomics: the
+// publisher stores the task and then loads the counters; a worker going idle
+// decrements the counters and then loads every queue. Spawn's store is the swap
+// of the LIFO slot, which also covers the task it displaces to the FIFO: that
+// one is published with a plain tail store, as in the Go runtime (see
+// ring.put). A waker's units are provisional (it takes the spinning token, then
+// a slot, and gives both back if the add overshot the target), so after giving
+// them back wake looks at the counters again (see wake for the interleaving
+// this closes). Three tests check the invariant with the monitor out of the way
+// (MaxExtra(0), so a stall is never rescued, or no monitor at all):
 // TestWakeWithoutBackstop launches 3000 small bursts of tasks from one body
-// while the other worker keeps going idle, and TestWakeOvershootRetire forces, through a test
-// hook in wake, the one interleaving known to have lost a wake-up. Both run
-// in CI, with and without the race detector.
+// while the other worker keeps going idle, TestWakeOvershootRetire forces,
+// through a test hook in wake, the one interleaving known to have lost a
+// wake-up, and TestIdleLooksAgain spawns, through a test hook in findWork,
+// just before an idle worker's decrement, from outside. All three run in CI,
+// with and without the race detector.
 //
 // # Parking
 //
@@ -267,10 +269,10 @@
 //   - Horizontal scaling counts "no task left its queue for two ticks" as a
 //     stale heartbeat, and its rate limit is per tick, not per worker: the
 //     number of temporary workers doubles while stalled ticks follow each
-//     other, bounded by the queued tasks (spec 05 adds one per SCALE_INTERVAL, which would take
-//     10 000 intervals to unblock a chain of 10 000). Temporary workers
-//     retire after their task, not after an idle timeout. No stall
-//     diagnostics.
+//     other, bounded by the queued tasks (spec 05 adds one per SCALE_INTERVAL,
+//     which would take 10 000 intervals to unblock a chain of 10 000).
+//     Temporary workers retire after their task, not after an idle timeout. No
+//     stall diagnostics.
 //   - The starvation escape hatch comes after the fact: spawns and wakes
 //     always go to their P's queues, and the monitor moves the work of a
 //     P whose queues stay stuck to the global queues, when MaxExtra keeps
@@ -354,11 +356,12 @@
 //     pays four coroutine switches (out to the driver and into the next loop
 //     coroutine at the park, the same at the resume), the largest item, where
 //     the peer's goroutine takes two goroutine switches; the core pays a job
-//     (allocation, the nursery's hold taken and given back, Spawn and a pop) and
-//     the wait's registrations: on the deferred's list under its lock, the
+//     (allocation, the nursery's hold taken and given back, Spawn and a pop)
+//     and the wait's registrations: on the deferred's list under its lock, the
 //     waiting job's listing on the nursery under the nursery's lock and its
-//     cancel hook under its own (both taken again at the end, to unlink the hook
-//     and to unlist the job), where the peer takes the channel's lock once.
+//     cancel hook under its own (both taken again at the end, to unlink the
+//     hook and to unlist the job), where the peer takes the channel's lock
+//     once.
 //   - JobCreate's latency (Launch into a nursery, then Join from outside it).
 //     The child goes through the executor, so the joiner parks (a switch out
 //     to the driver, one into the loop coroutine that runs the child) and is

@@ -237,11 +237,11 @@ func (e *Executor) AfterFunc(d time.Duration, f func()) kc.Timer {
 	return e.sleepQ.AfterFunc(d, f)
 }
 
-// Close stops the workers, the monitor and the sleep queue's runtime
-// timers (dropping timers still pending, which the core has none of by
-// then), and waits for every goroutine the executor started to return,
-// timer functions that are running included. The core calls it once every job is terminal,
-// so the queues hold only stale entries by then. Idempotent.
+// Close stops the workers, the monitor and the sleep queue's runtime timers
+// (dropping timers still pending, which the core has none of by then), and
+// waits for every goroutine the executor started to return, timer functions
+// that are running included. The core calls it once every job is terminal, so
+// the queues hold only stale entries by then. Idempotent.
 func (e *Executor) Close() error {
 	if e.quit == nil {
 		return nil

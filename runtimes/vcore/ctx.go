@@ -12,33 +12,32 @@ import (
 
 // Parked tasks are held as coroutines.
 //
-// Where goroutine identities work (goruntime.GOK) and owners are not
-// pinned, an owner is not a goroutine but a task context (ctx): an iter.Pull
-// coroutine that runs owner stints (workerMain) on its own stack, resumed
-// by a driver goroutine. A task that parks in a kc wait yields to the
-// driver, which suspends the context, stack and all (kc.Parker.Suspend),
-// and then goes on at once with another context for the core: a ready one
-// that the core's ready queue holds (granted the core), else an idle one
-// (a fresh owner) when work waits, else none (the core goes Free and the
-// driver to the pool of idle goroutines). A wake that comes before the
-// suspend leaves the context its core: it goes on at once. The wake (Resume) puts the context on the ready queue
-// of the core it parked on (spec 05's soft affinity) and kicks that core;
-// the owner that takes it hands it its core, and the context it ran on
-// goes to the pool. So a parked task costs a suspended coroutine, not a
-// blocked goroutine, and its resume is a push and a pop and two coroutine
-// switches on an owner's thread, not a pass through Go's scheduler; the
-// owner prefetches the next context of the queue as it resumes one (as the
-// stealing backend does, and for the same reason: the memory of a task
-// parked long ago is cold).
+// Where goroutine identities work (goruntime.GOK) and owners are not pinned, an
+// owner is not a goroutine but a task context (ctx): an iter.Pull coroutine
+// that runs owner stints (workerMain) on its own stack, resumed by a driver
+// goroutine. A task that parks in a kc wait yields to the driver, which
+// suspends the context, stack and all (kc.Parker.Suspend), and then goes on at
+// once with another context for the core: a ready one that the core's ready
+// queue holds (granted the core), else an idle one (a fresh owner) when work
+// waits, else none (the core goes Free and the driver to the pool of idle
+// goroutines). A wake that comes before the suspend leaves the context its
+// core: it goes on at once. The wake (Resume) puts the context on the ready
+// queue of the core it parked on (spec 05's soft affinity) and kicks that core;
+// the owner that takes it hands it its core, and the context it ran on goes to
+// the pool. So a parked task costs a suspended coroutine, not a blocked
+// goroutine, and its resume is a push and a pop and two coroutine switches on
+// an owner's thread, not a pass through Go's scheduler; the owner prefetches
+// the next context of the queue as it resumes one (as the stealing backend
+// does, and for the same reason: the memory of a task parked long ago is cold).
 //
-// A coroutine made on a locked thread can only ever be resumed on that
-// thread (the runtime throws otherwise), and a switch away from a locked
-// goroutine throws as well. So contexts are made only on unlocked
-// goroutines (drivers), drivers never lock, and a context locks its thread while it runs a task
+// A coroutine made on a locked thread can only ever be resumed on that thread
+// (the runtime throws otherwise), and a switch away from a locked goroutine
+// throws as well. So contexts are made only on unlocked goroutines (drivers),
+// drivers never lock, and a context locks its thread while it runs a task
 // (workerMain, as every owner) and unlocks before every switch. A body that
-// holds a thread lock of its own when it parks cannot be suspended: it
-// parks as a goroutine (release, Wait, reacquire), its driver blocked with
-// it, as a Quick wait (a channel partner) does after its spin.
+// holds a thread lock of its own when it parks cannot be suspended: it parks as
+// a goroutine (release, Wait, reacquire), its driver blocked with it, as a
+// Quick wait (a channel partner) does after its spin.
 
 // ctxState is where a task context is in its life. Its owner writes it:
 // the driver that runs it or the context itself while it runs; then, parked,

@@ -13,18 +13,17 @@ const maxHelpers = 1 << 20
 
 // Helpers: temporary workers beyond the locked-thread bound.
 //
-// A retake gives a stuck core a fresh owner, but the stuck goroutine keeps
-// its locked OS thread until its body returns, so retakes stop at
-// TempWorkers. A chain of tasks each blocked on a Go channel until a later
-// one runs needs a goroutine per task, up to 10 000 and more: as many
-// threads would hit Go's fatal thread limit. So once the bound is reached,
-// sysmon starts helpers instead: plain, unlocked goroutines with no core,
-// which take tasks from the global queue and then from every inbox and
-// next slot (as an owner steals), run them, and retire as soon as they find none (spec 05's
-// TEMP_IDLE_TIMEOUT is zero here, as for a retaken goroutine). A helper
-// blocked in a body costs a goroutine, not a thread. A helper that parks in
-// a kc wait is not in the thread registry, so Park just waits: it holds no
-// core to hand off.
+// A retake gives a stuck core a fresh owner, but the stuck goroutine keeps its
+// locked OS thread until its body returns, so retakes stop at TempWorkers. A
+// chain of tasks each blocked on a Go channel until a later one runs needs a
+// goroutine per task, up to 10 000 and more: as many threads would hit Go's
+// fatal thread limit. So once the bound is reached, sysmon starts helpers
+// instead: plain, unlocked goroutines with no core, which take tasks from the
+// global queue and then from every inbox and next slot (as an owner steals),
+// run them, and retire as soon as they find none (spec 05's TEMP_IDLE_TIMEOUT
+// is zero here, as for a retaken goroutine). A helper blocked in a body costs a
+// goroutine, not a thread. A helper that parks in a kc wait is not in the
+// thread registry, so Park just waits: it holds no core to hand off.
 
 // help starts helpers when some core is stuck with work waiting and the
 // locked-thread bound is reached (retake reported capped), unless the

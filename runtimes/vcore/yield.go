@@ -71,11 +71,11 @@ func (e *Executor) lockedOwner() *worker {
 }
 
 // yieldRows counts Yields in a row, per P: a row is a run of Yields by one
-// goroutine on one P, each looking at the row (after its Gosched) less
-// than pollGap after the one before. A poller moved to another P starts a new row there, which only
-// delays its OSYield. Where goroutines have no identity (goruntime.GOK
-// false) the goroutines of a P share its rows. The zero yieldRows counts
-// nothing (inRow reports 1); init sizes it.
+// goroutine on one P, each looking at the row (after its Gosched) less than
+// pollGap after the one before. A poller moved to another P starts a new row
+// there, which only delays its OSYield. Where goroutines have no identity
+// (goruntime.GOK false) the goroutines of a P share its rows. The zero
+// yieldRows counts nothing (inRow reports 1); init sizes it.
 type yieldRows struct {
 	slots []yieldSlot // immutable slice header after init; one per P (modulo)
 }
