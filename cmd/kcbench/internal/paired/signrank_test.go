@@ -68,6 +68,11 @@ func TestSignRankNormal(t *testing.T) {
 	if c := critical(5, 0.95); c != 0 {
 		t.Errorf("critical(5, 0.95) = %d; want 0 (unbounded)", c)
 	}
+	// At the boundary: with 2 pairs P(T+ <= 0) is 1/4, exactly (1-0.5)/2,
+	// so rank 1 still bounds a 50% interval (its coverage is 1 - 2/4).
+	if c := critical(2, 0.5); c != 1 {
+		t.Errorf("critical(2, 0.5) = %d; want 1 (P(T+ <= 0) = 1/4 is at most 1/4)", c)
+	}
 }
 
 // TestWalshKth checks selection against sorting every Walsh average,
