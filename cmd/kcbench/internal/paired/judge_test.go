@@ -222,3 +222,27 @@ func TestPairsFor(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeBoundaries pins Regressed's two thresholds at equality:
+// significant means a Holm-adjusted p at most Alpha, and a regression
+// must be worse by more than MaxRegress.
+func TestJudgeBoundaries(t *testing.T) {
+	// Six pairs, all slower and with distinct ratios: the exact two-sided
+	// p-value is 2/2^6, the smallest there is, and alone in its family
+	// the row is judged at exactly that level.
+	var six []Pair
+	for i := range 6 {
+		six = append(six, Pair{A: 1, B: 2 + float64(i)/10})
+	}
+	alpha := MinP(6)
+	if j := Judge([]Row{{Name: "at-alpha", Pairs: six}}, Options{Alpha: alpha})[0]; j.AdjP != alpha || j.Verdict != Regressed {
+		t.Errorf("adj p %v at alpha %v: verdict %v; want Regressed (p <= alpha is significant)", j.AdjP, alpha, j.Verdict)
+	}
+	// Twenty pairs exactly twice as slow: the ratio is exactly 2, a
+	// worsening of exactly MaxRegress 100%, which is not more than it.
+	twice := slices.Repeat([]Pair{{A: 1, B: 2}}, 20)
+	j := Judge([]Row{{Name: "at-limit", Pairs: twice}}, Options{Alpha: 0.05, MaxRegress: 1})[0]
+	if j.Est.Ratio != 2 || j.AdjP > 0.05 || j.Verdict != OK {
+		t.Errorf("ratio %v (adj p %v) with max regress 100%%: verdict %v; want OK (ratio exactly 2, significant, not worse by more)", j.Est.Ratio, j.AdjP, j.Verdict)
+	}
+}
