@@ -117,14 +117,17 @@ func TestRunPairs(t *testing.T) {
 func TestRunPrecisionBudget(t *testing.T) {
 	a, b := startTwo(t)
 	var last Progress
-	res, err := Run(context.Background(), Config{
+	// A watchdog: a run that ignored its budget would never end.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := Run(ctx, Config{
 		Rows: []string{"AwaitCached/backend=goroutine"}, Sides: []*Driver{a, b},
 		Latency: []string{"AwaitPending/backend=goroutine"}, LatencySamples: 50,
 		Rounds: 6, SampleTime: time.Millisecond, Precision: 1e-9, Budget: 2 * time.Second,
 		Progress: func(p Progress) { last = p },
 	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v (a 2s budget)", err)
 	}
 	if res.Rounds <= 6 {
 		t.Errorf("ran %d rounds; an unreachable precision should add rounds until the budget", res.Rounds)
@@ -305,7 +308,11 @@ func TestRunCancelled(t *testing.T) {
 // bench request with an op count of 1000 and a cost that grows by one
 // nanosecond per request from 100, plus FAKE_OFFSET (0 for the first
 // driver, 1 for the second, so that the pairs differ).
-func fakeDrivers(t *testing.T) []*Driver {
+func fakeDrivers(t *testing.T) []*Driver { return fakeDriversOffset(t, 1) }
+
+// fakeDriversOffset is fakeDrivers with FAKE_OFFSET off for the second
+// driver.
+func fakeDriversOffset(t *testing.T, off int) []*Driver {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake driver is a shell script")
@@ -327,7 +334,7 @@ done
 	}
 	var ds []*Driver
 	for i, label := range []string{"A", "B"} {
-		d, err := Start(path, label, []string{fmt.Sprintf("FAKE_OFFSET=%d", i)})
+		d, err := Start(path, label, []string{fmt.Sprintf("FAKE_OFFSET=%d", i*off)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,6 +372,21 @@ func TestRunFirstRound(t *testing.T) {
 		FirstRound: func([]*RowResult) error { calls++; return nil }})
 	if err != nil || calls != 1 || len(res.Rows[0].Ns[0]) != 6 {
 		t.Errorf("err %v, %d calls, %d pairs; want nil, 1 call, 6 pairs", err, calls, len(res.Rows[0].Ns[0]))
+	}
+}
+
+// Every sample lands on the side that took it, and Respawn restarts both
+// drivers after every Respawn-th round: the fake drivers' costs, B's
+// offset by 1000, start again from 101 in each fresh process.
+func TestRunSidesAndRespawn(t *testing.T) {
+	res, err := Run(context.Background(), Config{Rows: []string{"X/backend=a"}, Sides: fakeDriversOffset(t, 1000),
+		Rounds: 6, SampleTime: time.Millisecond, FixedTime: true, Respawn: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float64{{101, 102, 101, 102, 101, 102}, {1101, 1102, 1101, 1102, 1101, 1102}}
+	if got := res.Rows[0].Ns; !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) {
+		t.Errorf("samples by side %v; want %v (A's, then B's, each process restarted after rounds 2 and 4)", got, want)
 	}
 }
 
