@@ -71,6 +71,52 @@ func TestCompareAndDecide(t *testing.T) {
 	}
 }
 
+// TestDecideBoundaries pins Decide's thresholds at equality: an adjusted
+// p-value of exactly alpha is significant, and a change of exactly
+// maxRegress is not worse (or better) by more than it.
+func TestDecideBoundaries(t *testing.T) {
+	for _, tc := range []struct {
+		worse, pAdj float64
+		want        Verdict
+	}{
+		{0.10, 0.05, Regressed}, // p at alpha: significant
+		{0.10, 0.0501, OK},      // p above alpha
+		{0.05, 0.01, OK},        // worse by exactly maxRegress
+		{-0.05, 0.01, OK},       // better by exactly maxRegress
+		{-0.10, 0.05, Improved},
+	} {
+		if v := Decide(Comparison{Worse: tc.worse}, tc.pAdj, 0.05, 0.05); v != tc.want {
+			t.Errorf("worse %+.2f, adjusted p %v (alpha 0.05, max regress 5%%): %v; want %v", tc.worse, tc.pAdj, v, tc.want)
+		}
+	}
+}
+
+// A compared row that is not significant but misses its spec target is
+// target-missed, not "ok" as well; a row with too few values on the
+// baseline side is too-few-samples, as on the current side.
+func TestJudgeTargetAndFewBaseline(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	base := writeSet(t, lines(rng, "AwaitCached/backend=vcore-2", 170, 10)+
+		lines(rng, "JobCreate/backend=stealing-2", 300, MinSamples-1))
+	cur := writeSet(t, lines(rng, "AwaitCached/backend=vcore-2", 170, 10)+
+		lines(rng, "JobCreate/backend=stealing-2", 300, 10))
+	rep, err := Judge(base, cur, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rep.Rows {
+		got[r.Name] = fmt.Sprint(r.Verdicts)
+	}
+	want := map[string]string{
+		"AwaitCached/backend=vcore-2":  "[target-missed]",
+		"JobCreate/backend=stealing-2": "[too-few-samples]",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+}
+
 // writeSet writes lines to a temporary results file and loads it.
 func writeSet(t *testing.T, lines string) *results.Set {
 	t.Helper()
