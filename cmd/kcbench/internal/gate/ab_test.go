@@ -229,6 +229,33 @@ func TestJudgeABBlind(t *testing.T) {
 // that already differ are too many for the pairs every row will get:
 // 6 pairs reach at best 0.031, above 0.05/5; rows whose first pair is
 // equal, or not positive, do not count (they may leave the family).
+// The spec target is checked on the head's median alone, and not on a
+// row with too few pairs; a side with a pair more than the other is
+// judged on the pairs both have.
+func TestJudgeABTargets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	in := func(name string, base, head float64, nb, nh int) ABInput {
+		b, _ := pairs(rng, base, 1, nb)
+		h, _ := pairs(rng, head, 1, nh)
+		return ABInput{Name: name, Base: b, Head: h}
+	}
+	rep := JudgeAB([]ABInput{
+		in("JobCreate/backend=stealing", 600, 300, 20, 20),   // the base missed the target: fixed
+		in("JobCreate/backend=vcore", 300, 600, 20, 20),      // the head misses it: regressed too
+		in("JobCreate/backend=goroutine", 600, 600, 3, 3),    // too few pairs to judge anything
+		in("AwaitCached/backend=stealing", 100, 100, 21, 20), // one base value more
+	}, ABRun{}, DefaultOptions)
+	want := []string{"[improved]", "[regressed target-missed]", "[too-few-samples]", "[ok]"}
+	for i, r := range rep.Rows {
+		if got := fmtVerdicts(r.Verdicts); got != want[i] {
+			t.Errorf("%s (base median %.3g, head %.3g): verdicts %s; want %s", r.Name, r.BaseCenter, r.CurCenter, got, want[i])
+		}
+	}
+	if n := rep.Rows[3].Judged.Est.N; n != 20 {
+		t.Errorf("21 base values, 20 head: %d pairs judged; want 20", n)
+	}
+}
+
 func TestABBlindEarly(t *testing.T) {
 	differ, equal, zero := paired.Pair{A: 1, B: 1.1}, paired.Pair{A: 1, B: 1}, paired.Pair{A: 0, B: 1}
 	five := slices.Repeat([]paired.Pair{differ}, 5)
@@ -238,6 +265,11 @@ func TestABBlindEarly(t *testing.T) {
 	}
 	if err := ABBlindEarly(five, 6, 0.05, 2); !strings.Contains(fmt.Sprint(err), "-count 10") {
 		t.Errorf("with 2 discarded rounds: %v; want -count 10", err)
+	}
+	// At the boundary: 6 pairs reach p = MinP(6), which a lone row's level
+	// MinP(6) admits.
+	if err := ABBlindEarly([]paired.Pair{differ}, 6, paired.MinP(6), 0); err != nil {
+		t.Errorf("one row, 6 pairs, alpha = MinP(6): %v; want nil (MinP <= alpha)", err)
 	}
 	for _, tc := range []struct {
 		first []paired.Pair
