@@ -134,3 +134,44 @@ func TestSpreadOneBackend(t *testing.T) {
 		t.Errorf("spread section with one backend:\n%s", out)
 	}
 }
+
+// TestStandingBoundaries checks the standing table where its rules meet
+// their edges: two peers with the same median (the first in Peers' order
+// is the best, whatever the file's order), a peer whose median is zero
+// (never the best), an interval ending exactly at 1 (✅: at or below 1),
+// one starting exactly at 1 (≈: not above 1), and a row with too few
+// rounds for an interval (the ratio of the medians, cur over ref).
+func TestStandingBoundaries(t *testing.T) {
+	var lines []string
+	for i := range 10 {
+		d := float64(i % 3)
+		edge := 100 + d // 7 rounds as fast as the peer, 3 twice as slow
+		if i >= 7 {
+			edge = 2 * (100 + d)
+		}
+		lines = append(lines,
+			fmt.Sprintf("BenchmarkJobCreate/backend=peer-errgroup 1 %g ns/op", 100+d),
+			fmt.Sprintf("BenchmarkJobCreate/backend=peer-go 1 %g ns/op", 100+d),
+			fmt.Sprintf("BenchmarkJobCreate/backend=same 1 %g ns/op", 100+d),
+			fmt.Sprintf("BenchmarkJobCreate/backend=edge 1 %g ns/op", edge),
+			"BenchmarkAwaitCached/backend=peer-go 1 0 ns/op",
+			fmt.Sprintf("BenchmarkAwaitCached/backend=peer-conc 1 %g ns/op", 10+d),
+			fmt.Sprintf("BenchmarkAwaitCached/backend=same 1 %g ns/op", 10+d),
+		)
+	}
+	for range 3 {
+		lines = append(lines, "BenchmarkSelect/backend=peer-go 1 100 ns/op", "BenchmarkSelect/backend=same 1 50 ns/op")
+	}
+	out := renderLines(t, lines)
+	section, _, _ := strings.Cut(out[strings.Index(out, "## Standing against the best peer"):], "\nEach table")
+	for _, want := range []string{
+		"| row | best peer | same | edge | floor |",
+		"| JobCreate | peer-go 101.0ns | ✅ 1.00× (1.00–1.00) | ≈ 1.00× (1.00–1.41) | — |",
+		"| AwaitCached | peer-conc 11.00ns | ✅ 1.00× (1.00–1.00) | — | — |",
+		"| Select | peer-go 100.0ns | 0.50× (n=3) | — | — |",
+	} {
+		if !strings.Contains(section, want) {
+			t.Errorf("standing lacks %q:\n%s", want, section)
+		}
+	}
+}
