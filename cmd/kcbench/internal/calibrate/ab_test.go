@@ -111,3 +111,78 @@ func TestCheckTrials(t *testing.T) {
 		}
 	}
 }
+
+// sure returns n pairs whose verdict is certain: B is A times ratio, A
+// spread so that no two log ratios tie; ratio 1 gives ratios alternately
+// 1% above and below 1 (no change).
+func sure(n int, ratio float64) []paired.Pair {
+	out := make([]paired.Pair, n)
+	for i := range out {
+		a := 100 * (1 + float64(i)/10)
+		r := ratio * (1 + 1e-4*float64(i))
+		if ratio == 1 {
+			r = 1 + 0.01*float64(1-2*(i%2))*(1+float64(i)/100)
+		}
+		out[i] = paired.Pair{A: a, B: a * r}
+	}
+	return out
+}
+
+// TestJudgeABCounts checks JudgeAB's counts on trials whose verdicts are
+// certain: an A/A row that comes out improved is significant but no
+// false alarm; a slowed build that comes out faster is not a detection;
+// a slowed row is judged in the family of the trial's other A/A rows (6
+// pairs reach p = 1/32: alone that is significant at 0.05, beside a
+// second row it is not); Acceptable needs every row of a slowdown
+// detected and takes a false-alarm rate equal to the limit; a row whose
+// MDEs are all infinite reports 0, which JSON can hold.
+func TestJudgeABCounts(t *testing.T) {
+	opts := paired.Options{Alpha: 0.05, MaxRegress: 0.05, Confidence: 0.95}
+	setup := []ABRowSetup{{Name: "X"}, {Name: "Y"}}
+	var trials []ABTrial
+	for i := range 20 {
+		aa := [][]paired.Pair{sure(20, 1), sure(20, 1)}
+		if i == 0 {
+			aa[0] = sure(20, 1.2) // the one A/A false alarm
+		}
+		if i == 1 {
+			aa[1] = sure(20, 0.8) // significant, but improved
+		}
+		trials = append(trials, ABTrial{AA: aa, Slowed: [][][]paired.Pair{
+			{sure(20, 1.2), sure(20, 1)},   // +20%: X caught, Y not
+			{sure(20, 0.8), sure(20, 0.8)}, // "slowed" but faster: never detected
+		}})
+	}
+	res := JudgeAB(setup, []float64{0.2, 0.3}, trials, opts)
+	if res.FalseAlarms != 1 || res.Significant != 2 || res.FalseAlarmRate != 0.05 {
+		t.Errorf("A/A: %d false alarms, %d significant, rate %v; want 1, 2, 0.05", res.FalseAlarms, res.Significant, res.FalseAlarmRate)
+	}
+	if d := res.Detections[0]; d.Rows[0].Detected != 20 || d.Rows[1].Detected != 0 {
+		t.Errorf("+20%%: detected %d and %d; want 20 and 0", d.Rows[0].Detected, d.Rows[1].Detected)
+	}
+	if d := res.Detections[1]; d.Detected != 0 {
+		t.Errorf("a slowed build that is faster: %d detections; want 0", d.Detected)
+	}
+	if res.Acceptable(0.05, 0.9) {
+		t.Error("Acceptable with row Y never detected; want false (every row must be)")
+	}
+	for i := range trials { // now Y is slowed in the first slowdown as well
+		trials[i].Slowed[0][1] = sure(20, 1.2)
+	}
+	if res := JudgeAB(setup, []float64{0.2, 0.3}, trials, opts); !res.Acceptable(0.05, 0.9) {
+		t.Errorf("every row detected, false-alarm rate %v at the limit 0.05: not acceptable", res.FalseAlarmRate)
+	}
+
+	six := []ABTrial{{AA: [][]paired.Pair{sure(6, 1), sure(6, 1)}, Slowed: [][][]paired.Pair{{sure(6, 1.5), sure(6, 1)}}}}
+	res = JudgeAB(setup, []float64{0.5}, six, opts)
+	if d := res.Detections[0].Rows[0]; d.Detected != 0 {
+		t.Errorf("6 pairs at p = 1/32 beside another row: detected; want not (Holm's level is 0.025)")
+	}
+	if res.AAMDE[0] != 0 {
+		t.Errorf("A/A MDE of 6 pairs that cannot reach Holm's level: %v; want 0 (no finite value)", res.AAMDE[0])
+	}
+	var js bytes.Buffer
+	if err := res.WriteJSON(&js); err != nil {
+		t.Errorf("WriteJSON: %v", err)
+	}
+}

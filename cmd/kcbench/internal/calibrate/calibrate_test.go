@@ -252,3 +252,45 @@ func TestMaxRegressZero(t *testing.T) {
 		t.Errorf("a 3%% slowdown detected in %.0f%% of trials at MaxRegress 5%%", 100*d.Rate)
 	}
 }
+
+// constantBy returns a sampler of n values equal to v(trial), trial
+// counting its calls from 0.
+func constantBy(v func(trial int) float64) Sampler {
+	trial := 0
+	return func(n int) ([]float64, error) {
+		xs := slices.Repeat([]float64{v(trial)}, n)
+		trial++
+		return xs, nil
+	}
+}
+
+// Run's conclusions at their thresholds: a slowdown caught in exactly
+// MinDetection of the trials is detectable, and a gate that detects no
+// slowdown is not acceptable, however few its false alarms.
+func TestRunThresholds(t *testing.T) {
+	a := func() Sampler { return constantBy(func(int) float64 { return 100 }) }
+	b := func() Sampler { // as fast as a, but 10x faster in the last trial: its slowed copy is no slower than a there
+		return constantBy(func(trial int) float64 {
+			if trial == 9 {
+				return 10
+			}
+			return 100
+		})
+	}
+	cfg := Config{Trials: 10, Samples: 10, MaxRegress: 0.05, Slowdowns: []float64{0.5}, MinDetection: 0.9, MaxFalseAlarm: 0.05}
+	res, err := Run(a(), b(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := res.Detection(0.5); d.Rate != 0.9 || !res.Detectable || res.Smallest != 0.5 || !res.Acceptable {
+		t.Errorf("+50%% caught in %v of the trials (MinDetection 0.9): detectable %v, smallest %v, acceptable %v; want detectable at 0.5, acceptable",
+			d.Rate, res.Detectable, res.Smallest, res.Acceptable)
+	}
+	cfg.Slowdowns = []float64{0.001} // significant, but within MaxRegress: never a regression
+	if res, err = Run(a(), b(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if res.FalseAlarms != 0 || res.Detectable || res.Acceptable {
+		t.Errorf("no slowdown detected, %d false alarms: detectable %v, acceptable %v; want neither", res.FalseAlarms, res.Detectable, res.Acceptable)
+	}
+}
