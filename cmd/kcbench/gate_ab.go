@@ -101,15 +101,7 @@ func runGateAB(stdout, stderr io.Writer, g abGate, f *abFlags, opts gate.Options
 	}
 	closeDrivers(drivers) // waited for, their CPU time is kcbench's own
 	load := loadLine(meter, merr)
-	var inputs []gate.ABInput
-	for _, r := range res.Rows {
-		scale, unit, ok := abKept(g.filter, r)
-		if !ok {
-			continue // a latency percentile -filter leaves out
-		}
-		inputs = append(inputs, gate.ABInput{Name: r.Name, Unit: unit, Base: scaled(r.Ns[0], scale), Head: scaled(r.Ns[1], scale)})
-	}
-	rep := gate.JudgeAB(inputs, gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed, Load: load, Discard: cfg.Discard}, opts)
+	rep := gate.JudgeAB(abInputs(g.filter, res.Rows), gate.ABRun{Base: baseLabel, Head: "working tree", Sample: sampleName(cfg), Order: orderName(cfg), Elapsed: res.Elapsed, Load: load, Discard: cfg.Discard}, opts)
 	return writeGate(stdout, rep)
 }
 
@@ -250,6 +242,21 @@ func commonRows(drivers []*ab.Driver, rows, latency []string, stderr io.Writer) 
 		return nil, nil, badInput(errors.New("-base: no selected benchmark runs on both builds"))
 	}
 	return keptRows, keptLatency, nil
+}
+
+// abInputs returns the rows of an A/B run that filter keeps as the gate's
+// inputs: side 0's values (the base build's) as Base, side 1's (the
+// working tree's) as Head, in the tidied unit.
+func abInputs(filter *benchproc.Filter, rows []*ab.RowResult) []gate.ABInput {
+	var inputs []gate.ABInput
+	for _, r := range rows {
+		scale, unit, ok := abKept(filter, r)
+		if !ok {
+			continue // a latency percentile -filter leaves out
+		}
+		inputs = append(inputs, gate.ABInput{Name: r.Name, Unit: unit, Base: scaled(r.Ns[0], scale), Head: scaled(r.Ns[1], scale)})
+	}
+	return inputs
 }
 
 // scaled returns xs multiplied by scale.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -339,6 +340,31 @@ func TestABMatch(t *testing.T) {
 		if got := abMatch(f, tc.name, tc.unit); got != tc.want {
 			t.Errorf("-filter %q on %s %s: %v; want %v", tc.query, tc.name, tc.unit, got, tc.want)
 		}
+	}
+}
+
+// The gate's inputs take the base build's values (side 0) as Base and the
+// working tree's (side 1) as Head, in the tidied unit (ns/op becomes
+// sec/op, p99-ns p99-sec), and leave out what -filter drops.
+func TestABInputs(t *testing.T) {
+	rows := []*ab.RowResult{
+		{Name: "JobCreate/backend=stealing", Unit: "ns/op", Ns: [][]float64{{100, 110}, {200, 220}}},
+		{Name: ab.LatencyPrefix + "JobCreate/backend=stealing", Unit: "p99-ns", Ns: [][]float64{{1000}, {3000}}},
+	}
+	f, err := benchproc.NewFilter(".unit:sec/op")
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(got, want []float64) bool {
+		return slices.EqualFunc(got, want, func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*b })
+	}
+	in := abInputs(f, rows)
+	if len(in) != 1 || in[0].Unit != "sec/op" || !near(in[0].Base, []float64{100e-9, 110e-9}) || !near(in[0].Head, []float64{200e-9, 220e-9}) {
+		t.Errorf("inputs %+v; want the sec/op row only, base 100 and 110 ns, head 200 and 220 ns", in)
+	}
+	all, _ := benchproc.NewFilter("*")
+	if in := abInputs(all, rows); len(in) != 2 || in[1].Unit != "p99-sec" || !near(in[1].Base, []float64{1000e-9}) || !near(in[1].Head, []float64{3000e-9}) {
+		t.Errorf("inputs %+v; want the latency row too, base 1000 ns, head 3000 ns", in)
 	}
 }
 
