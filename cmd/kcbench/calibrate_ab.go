@@ -148,10 +148,7 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 	meter, merr := cpuload.Start()
 	var trials []calibrate.ABTrial
 	for t := range c.trials {
-		tr := calibrate.ABTrial{AA: make([][]paired.Pair, len(rows)), Slowed: make([][][]paired.Pair, len(c.slowdowns))}
-		for k := range tr.Slowed {
-			tr.Slowed[k] = make([][]paired.Pair, len(rows))
-		}
+		tr := newTrial(len(rows), len(c.slowdowns))
 		for i, row := range rows {
 			rc := cfg
 			rc.Rows = []string{row}
@@ -160,13 +157,9 @@ func runCalibrateAB(stdout, stderr io.Writer, c abCalibration) error {
 			if err != nil {
 				return failure(err)
 			}
-			r := res.Rows[0]
-			tr.AA[i] = r.Pairs(1)
-			for k := range c.slowdowns {
-				tr.Slowed[k][i] = r.Pairs(2 + k)
-			}
+			tr.put(i, res.Rows[0])
 		}
-		trials = append(trials, tr)
+		trials = append(trials, tr.ABTrial)
 		fmt.Fprintf(stderr, "trial %d of %d, %v\n", t+1, c.trials, time.Since(t0).Round(time.Second))
 	}
 	closeDrivers(drivers) // waited for, their CPU time is kcbench's own
@@ -363,4 +356,26 @@ func tuneSlowdown(ctx context.Context, stderr io.Writer, pilot ab.Config, base, 
 		}
 	}
 	return d, steps, nil
+}
+
+// abTrial is a calibrate.ABTrial being filled, row by row.
+type abTrial struct{ calibrate.ABTrial }
+
+// newTrial returns an empty trial of rows rows and slowdowns slowdowns.
+func newTrial(rows, slowdowns int) abTrial {
+	tr := calibrate.ABTrial{AA: make([][]paired.Pair, rows), Slowed: make([][][]paired.Pair, slowdowns)}
+	for k := range tr.Slowed {
+		tr.Slowed[k] = make([][]paired.Pair, rows)
+	}
+	return abTrial{tr}
+}
+
+// put stores row i's measurement, whose sides are A, A again, then one
+// slowed build per slowdown: A against its copy is the A/A comparison,
+// A against slowed build k that of slowdown k.
+func (tr abTrial) put(i int, r *ab.RowResult) {
+	tr.AA[i] = r.Pairs(1)
+	for k := range tr.Slowed {
+		tr.Slowed[k][i] = r.Pairs(2 + k)
+	}
 }

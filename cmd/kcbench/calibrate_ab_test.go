@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/ab"
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 )
 
@@ -98,5 +99,26 @@ func TestCalibrateFromRawVerdict(t *testing.T) {
 		Trials: slices.Repeat([]map[string]any{{"AA": wobble(1), "Slowed": [][][]paired.Pair{wobble(1.2)}}}, 4)})
 	if out, _, code, msg := runErr("calibrate", "-ab", "-from-raw", good); code != 0 || !strings.Contains(out, "slowdown +20%: detected 4 (100.0%)") {
 		t.Errorf("a trustworthy calibration: exit %d, %q\n%s", code, msg, out)
+	}
+}
+
+// A trial takes each row's A/A pairs from sides 0 and 1 and slowdown k's
+// from sides 0 and 2+k, with side 0's values as A.
+func TestTrialPut(t *testing.T) {
+	tr := newTrial(2, 2)
+	for i := range 2 {
+		base := float64(100 * (i + 1))
+		tr.put(i, &ab.RowResult{Ns: [][]float64{{base}, {base + 1}, {base + 2}, {base + 3}}})
+	}
+	for i := range 2 {
+		base := float64(100 * (i + 1))
+		if got := tr.AA[i][0]; got != (paired.Pair{A: base, B: base + 1}) {
+			t.Errorf("row %d: A/A pair %v; want {%v %v}", i, got, base, base+1)
+		}
+		for k := range 2 {
+			if got := tr.Slowed[k][i][0]; got != (paired.Pair{A: base, B: base + 2 + float64(k)}) {
+				t.Errorf("row %d, slowdown %d: pair %v; want {%v %v}", i, k, got, base, base+2+float64(k))
+			}
+		}
 	}
 }

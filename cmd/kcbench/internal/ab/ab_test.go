@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
 )
 
 // buildOnce builds the plain driver of the working tree once per test
@@ -387,6 +389,9 @@ func TestRunSidesAndRespawn(t *testing.T) {
 	want := [][]float64{{101, 102, 101, 102, 101, 102}, {1101, 1102, 1101, 1102, 1101, 1102}}
 	if got := res.Rows[0].Ns; !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) {
 		t.Errorf("samples by side %v; want %v (A's, then B's, each process restarted after rounds 2 and 4)", got, want)
+	}
+	if p := res.Rows[0].Pairs(1); len(p) != 6 || p[0] != (paired.Pair{A: 101, B: 1101}) || p[5] != (paired.Pair{A: 102, B: 1102}) {
+		t.Errorf("Pairs(1) = %v; want side 0's values as A and side 1's as B, round by round", p)
 	}
 }
 
