@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -309,5 +310,48 @@ func TestRunPrecision(t *testing.T) {
 	}
 	if _, err := Run(items, Config{Count: 1, Benchtime: "1x", Precision: 0.02}); !errors.Is(err, ErrConfig) {
 		t.Errorf("precision without budget: err = %v", err)
+	}
+}
+
+// A benchmark that fails is run once: it is left out of the later rounds
+// and of the precision rounds (where its width, with no values, would
+// count as unbounded), its error is part of Run's, and the others'
+// results are kept.
+func TestRunDropsFailed(t *testing.T) {
+	items, err := Plan(Selection{Backends: []string{"goroutine"}, Bench: regexp.MustCompile(`^AwaitCached/`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := Item{Workload: items[0].Workload, Backend: "no-such-backend"}
+	rec := &converger{}
+	out, err := Run(append(items, bad), Config{Count: 3, Benchtime: "100x", Progress: rec, Precision: 1e-12, Budget: 100 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "no-such-backend") {
+		t.Errorf("err = %v; want the failed benchmark's error", err)
+	}
+	starts := 0
+	for _, ev := range rec.starts {
+		if ev.Name == bad.Name() {
+			starts++
+		}
+	}
+	if starts != 1 {
+		t.Errorf("the failing benchmark ran %d times; want once", starts)
+	}
+	if len(out.Results) < 3 {
+		t.Errorf("%d results; want the good benchmark's 3 rounds at least", len(out.Results))
+	}
+}
+
+// Each latency percentile's unit names it, and ns/op keeps two decimals.
+func TestUnitsAndRounding(t *testing.T) {
+	for _, p := range LatencyPercentiles {
+		if want := fmt.Sprintf("p%v-ns", p.Pct); p.Unit != want {
+			t.Errorf("percentile %v has unit %q; want %q", p.Pct, p.Unit, want)
+		}
+	}
+	for in, want := range map[float64]float64{1.23456: 1.23, 99.999: 100, 0.004: 0} {
+		if got := round(in); got != want {
+			t.Errorf("round(%v) = %v; want %v", in, got, want)
+		}
 	}
 }
