@@ -104,10 +104,7 @@ func TestJudgeTargetAndFewBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, r := range rep.Rows {
-		got[r.Name] = fmt.Sprint(r.Verdicts)
-	}
+	got := verdictsByName(rep)
 	want := map[string]string{
 		"AwaitCached/backend=vcore-2":  "[target-missed]",
 		"JobCreate/backend=stealing-2": "[too-few-samples]",
@@ -115,6 +112,15 @@ func TestJudgeTargetAndFewBaseline(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("verdicts %v, want %v", got, want)
 	}
+}
+
+// verdictsByName returns the verdicts of rep's rows, printed, by name.
+func verdictsByName(rep *Report) map[string]string {
+	got := map[string]string{}
+	for _, r := range rep.Rows {
+		got[r.Name] = fmt.Sprint(r.Verdicts)
+	}
+	return got
 }
 
 // writeSet writes lines to a temporary results file and loads it.
@@ -153,10 +159,7 @@ func TestJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, r := range rep.Rows {
-		got[r.Name] = fmt.Sprint(r.Verdicts)
-	}
+	got := verdictsByName(rep)
 	want := map[string]string{
 		"JobCreate/backend=stealing-2":   "[regressed]",
 		"AwaitCached/backend=stealing-2": "[ok]",

@@ -30,6 +30,18 @@ func renderLines(t *testing.T, lines []string) string {
 	return b.String()
 }
 
+// standingSection renders lines and returns the standing section.
+func standingSection(t *testing.T, lines []string) string {
+	t.Helper()
+	out := renderLines(t, lines)
+	i := strings.Index(out, "## Standing against the best peer")
+	if i < 0 {
+		t.Fatalf("no standing section:\n%s", out)
+	}
+	section, _, _ := strings.Cut(out[i:], "\nEach table")
+	return section
+}
+
 // TestStanding checks the verdicts of the standing table on rounds built
 // so that each is certain: a backend always 20% faster than the best peer
 // (ahead), always 20% slower (behind), and alternately 1% either side
@@ -49,8 +61,7 @@ func TestStanding(t *testing.T) {
 			fmt.Sprintf("BenchmarkAwaitCached/backend=ahead 1 %g ns/op", 5+d),
 		)
 	}
-	out := renderLines(t, lines)
-	section, _, _ := strings.Cut(out[strings.Index(out, "## Standing against the best peer"):], "\nEach table")
+	section := standingSection(t, lines)
 	for _, want := range []string{
 		"| row | best peer | ahead | behind | even | floor |",
 		"| JobCreate | peer-go 101.0ns | ✅ 0.80× (",
@@ -162,8 +173,7 @@ func TestStandingBoundaries(t *testing.T) {
 	for range 3 {
 		lines = append(lines, "BenchmarkSelect/backend=peer-go 1 100 ns/op", "BenchmarkSelect/backend=same 1 50 ns/op")
 	}
-	out := renderLines(t, lines)
-	section, _, _ := strings.Cut(out[strings.Index(out, "## Standing against the best peer"):], "\nEach table")
+	section := standingSection(t, lines)
 	for _, want := range []string{
 		"| row | best peer | same | edge | floor |",
 		"| JobCreate | peer-go 101.0ns | ✅ 1.00× (1.00–1.00) | ≈ 1.00× (1.00–1.41) | — |",
