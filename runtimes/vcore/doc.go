@@ -130,6 +130,17 @@
 // thread, and a switch to a context from there would make the runtime
 // throw) and sysmon, and waits for every goroutine it started.
 //
+// Tests of the races. Where the protocol relies on a re-check after a CAS
+// or a store, a window of a few nanoseconds that no workload hits, a test
+// makes the racing move inside the window, every run, through a test hook
+// (testhooks.go): a Spawn between pass's look for work and its CAS to Free
+// (TestPassRechecksAfterFree), the stuck owner passing its core on before
+// sysmon's retake CAS (TestRetakeLosesToOwner), a Spawn between sysmon's
+// decision to sleep and its idle store (TestMonSleepSeesEarlySpawn).
+// TestRetakeSkipsSleeping and TestCoresSettle check the core word's rules
+// directly: no retake of a Sleeping core, and every core Sleeping or Free
+// once nothing is active.
+//
 // # Departures from spec 05, and why
 //
 //   - Fibers are iter.Pull coroutines made unlocked, and a fiber holds its
