@@ -129,3 +129,35 @@ func TestInjectorFIFO(t *testing.T) {
 		t.Fatalf("popped %d tasks; want %d", next, len(ts))
 	}
 }
+
+// The monitor judges a queue stuck when its progress number has not moved
+// while it held work, so every way a task or a coroutine leaves counts:
+// a ring's LIFO slot and FIFO, and a ready slot's head and whole chain.
+// Without that, a P whose work leaves only through its LIFO or ready slot
+// would look stuck, and the monitor would add workers it does not need.
+func TestProgressCountsEveryTake(t *testing.T) {
+	var r ring
+	ts, _ := newTasks(2)
+	r.put(ts[0])
+	r.pushBack(ts[1])
+	p := r.progress()
+	if r.pop() != ts[0] || r.progress() == p {
+		t.Error("a pop of the LIFO slot left progress unchanged")
+	}
+	p = r.progress()
+	if r.pop() != ts[1] || r.progress() == p {
+		t.Error("a pop of the FIFO left progress unchanged")
+	}
+	var s readySlot
+	a, b := new(coro), new(coro)
+	a.rnext.Store(b)
+	s.c.Store(a)
+	n := s.takes.Load()
+	if s.popOne() != a || s.takes.Load() == n {
+		t.Error("popOne left the ready slot's takes unchanged")
+	}
+	n = s.takes.Load()
+	if s.take() != b || s.takes.Load() == n {
+		t.Error("take of the chain left the ready slot's takes unchanged")
+	}
+}
