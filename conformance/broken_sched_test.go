@@ -97,16 +97,16 @@ type resumeChan chan struct{}
 
 func (r resumeChan) Resume() { r <- struct{}{} }
 
-// earlyClose keeps idle pooled goroutines (as backends keep idle workers)
-// and ends them in Close, but returns without waiting for them to exit:
-// each takes a moment on its way out (earlyCloseExit, as a worker that
-// flushes its state does), and is gone in time for NoGoroutineLeft's two
-// seconds.
 // earlyCloseExit is how long an earlyClose goroutine takes to exit once
 // told to: longer than Close's return takes to reach the count, far
 // shorter than NoGoroutineLeft's grace.
 const earlyCloseExit = 50 * time.Millisecond
 
+// earlyClose keeps idle pooled goroutines (as backends keep idle workers)
+// and ends them in Close, but returns without waiting for them to exit:
+// each takes a moment on its way out (earlyCloseExit, as a worker that
+// flushes its state does), and is gone in time for NoGoroutineLeft's two
+// seconds.
 type earlyClose struct {
 	*goroutine.Executor
 	once sync.Once
