@@ -221,10 +221,6 @@ func (e *Executor) Park(p *kc.Parker) {
 	e.debt[pid%len(e.debt)].n.Add(1)
 }
 
-// testHookBatchSpin, if not nil, is called by Park with each Parker it
-// spins for with SpinBatch. Set only by tests, while no executor runs.
-var testHookBatchSpin func(*kc.Parker)
-
 // AfterFunc calls f on a goroutine of its own after d, unless the Timer
 // is stopped first, as time.AfterFunc does, but through the executor's
 // sleep queue (internal/sleepq): the timer is an entry in the heap of the

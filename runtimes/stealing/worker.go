@@ -86,20 +86,6 @@ func (e *Executor) wake() {
 	}
 }
 
-// testHookWake, if not nil, is called by wake just before it takes a slot
-// for a spinner (hookBeforeAdd) and just before it gives one back
-// (hookBeforeUndo), so that a test can make other workers act in those
-// windows. Set only by tests, while no executor runs.
-var testHookWake func(hookPoint)
-
-// hookPoint names a place in wake where testHookWake is called.
-type hookPoint uint8
-
-const (
-	hookBeforeAdd  hookPoint = iota // the spinning token is taken; the slot is not
-	hookBeforeUndo                  // the slot was taken but running was over the target
-)
-
 // startSpinner hands a running, spinning slot (already counted by the
 // caller) to an idle worker, or to a new goroutine if none is idle.
 // The caller need not be counted in wg, so Close may be under way: the
@@ -122,17 +108,6 @@ func (e *Executor) startSpinner() {
 	e.starts.End()
 	go e.work()
 }
-
-// testHookStart, if not nil, is called by startSpinner between its
-// e.starts.Begin and its wg.Add, so that a test can run Close in that window. Set
-// only by tests, while no executor runs.
-var testHookStart func()
-
-// testHookIdle, if not nil, is called by a worker that found no work and
-// is about to give its slot back (findWork), so that a test can spawn in
-// the window before the worker's last look. Set only by tests, while no
-// executor runs.
-var testHookIdle func()
 
 // payDebt takes over one unit of debt, preferably from the caller's P's
 // shard, and reports whether it did; a worker that does has no slot and
