@@ -22,32 +22,36 @@ machinery: each trial runs every selected row (-bench regexp, -backend
 kc backends) on two builds of the working tree (A/A: a significant
 "regressed" is a false alarm) and on builds of it with a known extra
 cost in the kc core's launch, await and park paths (the kcslow build
-tag, package runtimes/kc/kcslow). A +X% slowdown is X% of the row's
-measured ns/op: a counting probe build gives the injection calls per op,
-and the spin steps per call are chosen from them and the measured cost
-of a step; then (-tune, the default) pilot A/B runs of 100 pairs
-measure each slowdown build, and its steps follow a line fitted to the
-pilots until a pilot is within a quarter of the nominal effect (3
-pilots at most) (JobCreate's
-Launch partly overlaps with its children running on the other core, so
-its injected nanoseconds show only in part). The output gives the
-measured ratio of every slowdown in the trials next to the nominal one. Trials are judged as a gate run (Holm across the rows;
-for a slowdown, that row slowed among the others' A/A pairs). It prints
-"A/A false alarms: K (P%)", "slowdown +X%: detected K (P%)", a line per
-row, and the noise of every row (the quartiles of the A/A pair ratios;
-per estimator its spread over the trials and its shift under the first
-slowdown); -format json; -raw saves the pairs, -from-raw judges saved
+tag, package runtimes/kc/kcslow).
+
+A +X% slowdown is X% of the row's measured ns/op: a counting probe build
+gives the injection calls per op, and the spin steps per call are chosen
+from them and the measured cost of a step. Then (-tune, the default)
+pilot A/B runs of 100 pairs measure each slowdown build, and its steps
+follow a line fitted to the pilots until a pilot is within a quarter of
+the nominal effect (3 pilots at most). JobCreate's Launch partly
+overlaps with its children running on the other core, so its injected
+nanoseconds show only in part; the output gives the measured ratio of
+every slowdown in the trials next to the nominal one.
+
+Trials are judged as a gate run (Holm across the rows; for a slowdown,
+that row slowed among the others' A/A pairs). It prints "A/A false
+alarms: K (P%)", "slowdown +X%: detected K (P%)", a line per row, and
+the noise of every row (the quartiles of the A/A pair ratios; per
+estimator its spread over the trials and its shift under the first
+slowdown); -format json. -raw saves the pairs, -from-raw judges saved
 ones. Exit 0 when at most 5% of trials raise a false alarm and some
 slowdown is detected in >= 90% of trials on every row, measured or
-judged from saved pairs alike. Settings under
-which the gate is blind (without -budget, -count pairs that cannot reach
-Holm's level -alpha over the rows: at least 1+log2(rows/alpha)) are a
-usage error, before anything is built.
+judged from saved pairs alike. Settings under which the gate is blind
+(without -budget, -count pairs that cannot reach Holm's level -alpha
+over the rows: at least 1+log2(rows/alpha)) are a usage error, before
+anything is built.
 
-Without -ab, calibrate measures the stored-baseline gate. It runs peer-go's version of a workload (-bench) as it is, twice
-(an A/A comparison: the same build against itself), and slowed down by
-each -slowdowns fraction (perf.NewSlowed: a known busy delay added per
-op, a real regression), -samples runs of -benchtime per side and trial,
+Without -ab, calibrate measures the stored-baseline gate. It runs
+peer-go's version of a workload (-bench) as it is, twice (an A/A
+comparison: the same build against itself), and slowed down by each
+-slowdowns fraction (perf.NewSlowed: a known busy delay added per op, a
+real regression), -samples runs of -benchtime per side and trial,
 interleaved. Every trial is judged with the gate's own statistics
 (Mann-Whitney U, -alpha, -max-regress; -family simulates the
 Holm-Bonferroni correction of a gate run judging that many rows). It

@@ -37,8 +37,9 @@ all the rows; a row regresses when significant and worse than
 the run would have caught at 90% power). With -precision and -budget,
 rounds are added to the benchmarks whose interval is still wider than
 asked until the budget is spent (the latency rows keep their -count
-pairs, as run's precision rounds leave out its latency lines). The drift of a noisy machine hits both sides of a pair
-alike, so this mode works on shared and CI machines. Each driver runs
+pairs, as run's precision rounds leave out its latency lines). The
+drift of a noisy machine hits both sides of a pair alike, so this mode
+works on shared and CI machines. Each driver runs
 its own side's workloads (package perf): when perf differs between the
 two, gate warns and names the files, since a changed workload's rows
 then compare two different workloads.

@@ -99,6 +99,19 @@ func TestRegister(t *testing.T) {
 	register(&command{name: "zz-test", run: func(_, _ io.Writer, _ []string) error { return nil }})
 }
 
+// TestHelpWidth keeps every command's help text within 80 columns, as
+// it prints to a terminal, where a paragraph edited without reflowing
+// shows up as a line that runs past the window.
+func TestHelpWidth(t *testing.T) {
+	for name, c := range commands {
+		for i, line := range strings.Split(c.doc, "\n") {
+			if n := len([]rune(line)); n > 80 {
+				t.Errorf("%s help, line %d: %d columns; want at most 80:\n%s", name, i+1, n, line)
+			}
+		}
+	}
+}
+
 func TestPlotAndReportCommands(t *testing.T) {
 	dir := t.TempDir()
 	out, errOut, code := runCLI(t, "report", "-o", dir, "-baseline", "testdata/old.txt", "testdata/new.txt")

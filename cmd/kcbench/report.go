@@ -108,14 +108,17 @@ func init() {
 		name:     "plot",
 		synopsis: "[-o dir] results.txt",
 		summary:  "draw PNG and SVG charts of a results file",
-		doc: `Plot draws, for every workload in the results file, a PNG and an SVG
-chart of each backend's median sec/op relative to peer-go (or to the
-first backend) with confidence-interval error bars and a dotted line at
-the floor (<Workload>-ratio),
-for workloads run at several /n= sizes a log-log chart of sec/op against
-n (<Workload>-scaling), and for workloads with latency lines a chart of
-their p50/p90/p99/p99.9 latencies (latency-<Workload>). It prints the
-files it wrote, one per line.`,
+		doc: `Plot draws, for every workload in the results file, PNG and SVG charts:
+
+  <Workload>-ratio     each backend's median sec/op relative to peer-go
+                       (or to the first backend), with confidence-interval
+                       error bars and a dotted line at the floor
+  <Workload>-scaling   for workloads run at several /n= sizes, a log-log
+                       chart of sec/op against n
+  latency-<Workload>   for workloads with latency lines, their
+                       p50/p90/p99/p99.9 latencies
+
+It prints the files it wrote, one per line.`,
 		run: runPlot,
 	})
 }
