@@ -60,13 +60,17 @@ func (f *abFlags) config() (ab.Config, []string, error) {
 	default:
 		return cfg, nil, usageError("-order %q: want abba or ab", f.order)
 	}
-	if f.count < 1 || f.sample <= 0 || f.budget < 0 || f.discard < 0 || f.respawn < 0 || f.warm < 0 {
-		return cfg, nil, usageError("-count must be >= 1, -sample > 0, -budget, -discard, -respawn and -warm >= 0")
-	}
-	// NaN passes the comparisons above, and a huge fraction overflows
-	// the warm-up op count the drivers are sent.
-	if !(f.warm <= ab.MaxWarm) {
-		return cfg, nil, usageError("-warm %v: want a fraction of a sample's ops from 0 to %v", f.warm, ab.MaxWarm)
+	// -warm is checked from both sides, so that NaN fails; a huge
+	// fraction would overflow the warm-up op count the drivers are sent.
+	if err := checkBounds(
+		bound{"count", f.count, f.count >= 1, "at least 1"},
+		bound{"sample", f.sample, f.sample > 0, "a positive duration"},
+		bound{"budget", f.budget, f.budget >= 0, "a duration of at least 0"},
+		bound{"discard", f.discard, f.discard >= 0, "at least 0"},
+		bound{"respawn", f.respawn, f.respawn >= 0, "at least 0"},
+		bound{"warm", f.warm, f.warm >= 0 && f.warm <= ab.MaxWarm, fmt.Sprintf("a fraction of a sample's ops from 0 to %v", ab.MaxWarm)},
+	); err != nil {
+		return cfg, nil, err
 	}
 	if f.precision.v > 0 && f.budget == 0 {
 		return cfg, nil, usageError("-precision needs a -budget (the most time to spend reaching it)")

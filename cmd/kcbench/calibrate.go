@@ -113,8 +113,11 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 			}
 		}
 		// Package paired takes alpha in (0, 1): at 1 it judges no row.
-		if c.trials < 1 || !(c.alpha > 0 && c.alpha < 1) {
-			return usageError("-trials must be >= 1 and -alpha in (0, 1)")
+		if err := checkBounds(
+			bound{"trials", c.trials, c.trials >= 1, "at least 1"},
+			bound{"alpha", c.alpha, c.alpha > 0 && c.alpha < 1, "a level in (0, 1)"},
+		); err != nil {
+			return err
 		}
 		return runCalibrateAB(stdout, stderr, c)
 	}
@@ -132,8 +135,13 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	if cfg.Slowdowns, err = parseSlowdowns(*slowdowns, ""); err != nil {
 		return err
 	}
-	if cfg.Trials < 1 || cfg.Samples < gate.MinSamples || cfg.Family < 1 || !(cfg.Alpha > 0 && cfg.Alpha <= 1) {
-		return usageError("-trials must be >= 1, -samples >= %d, -family >= 1 and -alpha in (0, 1]", gate.MinSamples)
+	if err := checkBounds(
+		bound{"trials", cfg.Trials, cfg.Trials >= 1, "at least 1"},
+		bound{"samples", cfg.Samples, cfg.Samples >= gate.MinSamples, fmt.Sprintf("at least %d", gate.MinSamples)},
+		bound{"family", cfg.Family, cfg.Family >= 1, "at least 1"},
+		bound{"alpha", cfg.Alpha, cfg.Alpha > 0 && cfg.Alpha <= 1, "a level in (0, 1]"},
+	); err != nil {
+		return err
 	}
 	// Samples too few for the family are known before anything runs.
 	if err := cfg.Check(); err != nil {

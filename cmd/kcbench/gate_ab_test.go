@@ -52,7 +52,15 @@ func TestGateABUsage(t *testing.T) {
 		{[]string{"gate", "-base", "HEAD", "new.txt"}, "takes neither -baseline nor a results file"},
 		{[]string{"gate", "-base", "HEAD", "-order", "ba"}, `-order "ba": want abba or ab`},
 		{[]string{"gate", "-base", "HEAD", "-precision", "2%"}, "-precision needs a -budget"},
-		{[]string{"gate", "-base", "HEAD", "-count", "0"}, "-count must be >= 1"},
+		{[]string{"gate", "-base", "HEAD", "-count", "0"}, "-count 0: want at least 1"},
+		// Each flag out of range is named with its value, all of them.
+		{[]string{"gate", "-base", "HEAD", "-sample", "0", "-discard", "-1"}, "-sample 0s: want a positive duration; -discard -1: want at least 0"},
+		{[]string{"gate", "-base", "HEAD", "-budget", "-1s", "-respawn", "-2"}, "-budget -1s: want a duration of at least 0; -respawn -2: want at least 0"},
+		{[]string{"run", "-count", "0", "-latency", "-1", "-watchdog", "0", "-budget", "-1s"},
+			"-count 0: want at least 1; -latency -1: want at least 0; -watchdog 0s: want a positive duration; -budget -1s: want a duration of at least 0"},
+		{[]string{"calibrate", "-trials", "0", "-samples", "5", "-family", "0", "-alpha", "0"},
+			"-trials 0: want at least 1; -samples 5: want at least 6; -family 0: want at least 1; -alpha 0: want a level in (0, 1]"},
+		{[]string{"calibrate", "-ab", "-trials", "0"}, "-trials 0: want at least 1"},
 		{[]string{"gate", "-base", "HEAD", "-count", "5"}, "-count 5 with -discard 0 leaves 5 pairs; the paired test needs at least 6"},
 		{[]string{"gate", "-base", "HEAD", "-count", "8", "-discard", "3"}, "leaves 5 pairs"},
 		{[]string{"calibrate", "-ab", "-count", "2"}, "leaves 2 pairs"},
@@ -72,7 +80,7 @@ func TestGateABUsage(t *testing.T) {
 		// that nothing is built or run should the check be missing).
 		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-filter", "((("}, "parsing -filter"},
 		{[]string{"gate", "-base", "no-such-ref-of-kcbench", "-bench", "^JobCreate/", "-filter", "/backend:no-such-backend"}, `-filter "/backend:no-such-backend" leaves no row`},
-		{[]string{"calibrate", "-ab", "-alpha", "1"}, "-alpha in (0, 1)"},
+		{[]string{"calibrate", "-ab", "-alpha", "1"}, "-alpha 1: want a level in (0, 1)"},
 		{[]string{"calibrate", "-ab", "-backend", "peer-go"}, "the peers do not use"},
 		{[]string{"calibrate", "-ab", "-format", "xml"}, `-format "xml"`},
 		// Blind calibrations, known before anything is built or run: 6

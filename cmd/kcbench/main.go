@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // Exit codes.
@@ -68,6 +69,31 @@ func (e *exitError) Unwrap() error { return e.err }
 // %w to wrap a cause too.
 func usageError(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)}
+}
+
+// bound is one range check of a numeric flag: ok says whether the flag's
+// value keeps to it, want what the value must be ("at least 1").
+type bound struct {
+	flag  string // without its dash
+	value any
+	ok    bool
+	want  string
+}
+
+// checkBounds returns nil when every bound holds, else a usage error that
+// names each flag out of range with its value: "-count 0: want at least
+// 1; -latency -1: want at least 0".
+func checkBounds(bs ...bound) error {
+	var bad []string
+	for _, b := range bs {
+		if !b.ok {
+			bad = append(bad, fmt.Sprintf("-%s %v: want %s", b.flag, b.value, b.want))
+		}
+	}
+	if bad == nil {
+		return nil
+	}
+	return usageError("%s", strings.Join(bad, "; "))
 }
 
 // badInput returns err with exit code 2: the input could not be judged.

@@ -158,8 +158,13 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 
 // planRun checks the flags and plans the benchmarks.
 func planRun(f runFlags) ([]runner.Item, error) {
-	if f.count < 1 || f.latency < 0 || f.watchdog <= 0 || f.budget < 0 {
-		return nil, usageError("-count must be >= 1, -latency >= 0, -watchdog > 0 and -budget >= 0")
+	if err := checkBounds(
+		bound{"count", f.count, f.count >= 1, "at least 1"},
+		bound{"latency", f.latency, f.latency >= 0, "at least 0"},
+		bound{"watchdog", f.watchdog, f.watchdog > 0, "a positive duration"},
+		bound{"budget", f.budget, f.budget >= 0, "a duration of at least 0"},
+	); err != nil {
+		return nil, err
 	}
 	if f.precision.v > 0 && f.budget == 0 {
 		return nil, usageError("-precision needs a -budget (the most time to spend reaching it)")
