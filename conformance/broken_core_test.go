@@ -53,7 +53,7 @@ func TestBrokenCore(t *testing.T) {
 		{"FinishingWalkSkipped", faults.FinishingWalkSkipped, []string{"OnCancelWhenCancelMeetsFinish"}},
 		{"OnCancelPanicSwallowed", faults.OnCancelPanicSwallowed, []string{"OnCancelPanicAtOnce"}},
 		{"OnCancelGoexitAbandons", faults.OnCancelGoexitAbandons, []string{"OnCancelGoexit"}},
-		{"HooksOnCanceller", faults.HooksOnCanceller, []string{"OnCancelGoexit", "OnCancelOffCanceller"}},
+		{"HooksOnCanceller", faults.HooksOnCanceller, []string{"OnCancelGoexit", "OnCancelOffCanceller", "LeaseReleaseRunsNoUserCode"}},
 		{"CancelledProducerLeavesChannelOpen", faults.CancelledProducerSkipsBody, []string{"ProduceCancelledBeforeStart", "ActorCancelledBeforeStart"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

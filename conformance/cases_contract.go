@@ -32,6 +32,7 @@ func contractCases() []Case {
 		mk("EarlyWake", "05 park/unpark: a wake that comes before Park is not lost", earlyWake),
 		mk("ShortTimersBesideLongOnes", "05 Sleep queue: a short timer armed after long ones fires on time", shortTimersBesideLongOnes),
 		mk("LeaseReleaseRunsNoUserCode", "DESIGN Lease: the release that lets the job finish never runs user code on the releasing goroutine", leaseReleaseRunsNoUserCode),
+		mk("LeaseReleaseCancelsAtOnce", "DESIGN Failure, Lease: a failure a release lets out has cancelled the parent and its other children when release returns", leaseReleaseCancelsAtOnce),
 		mk("TimerLatency", "05 Sleep queue: latency bounded by the monitor's tick", timerLatency),
 		mk("OnCancelWhenCancelMeetsFinish", "02 HeapCancelNode: a cancellation that meets the job finishing runs its callbacks before it is terminal", onCancelWhenCancelMeetsFinish),
 		mk("SleepNeverEarly", "05 Sleep queue: no sleep returns before its duration, among many short timers due close together", sleepNeverEarly),

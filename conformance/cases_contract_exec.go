@@ -180,7 +180,7 @@ func timerLatency(rt *kc.Runtime, p *probe) {
 // The release of the last lease of a nursery whose child failed ends the
 // nursery Failed, which fails and cancels its parent: the parent's OnCancel
 // callback must not run on the goroutine that called release (DESIGN
-// "Lease": the release only wakes waiters). The callback here blocks until
+// "Lease": the release runs no user code). The callback here blocks until
 // release has returned, so a release that runs it does not return.
 func leaseReleaseRunsNoUserCode(rt *kc.Runtime, p *probe) {
 	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
@@ -212,6 +212,53 @@ func leaseReleaseRunsNoUserCode(rt *kc.Runtime, p *probe) {
 				close(unblock)
 				<-returned
 				return n.AwaitAll(pj)
+			})
+			if p.job("Launch", parent, err) {
+				p.is("Join of the parent", parent.Join(sup), errBoom)
+			}
+			return nil
+		})
+	}))
+}
+
+// The same release lets the nursery's failure out as the end of a body
+// would: by the time release returns, the failure has cancelled the
+// nursery's parent and, through the parent's cancel walk, the parent's
+// other nursery, which with no children is then Cancelled (DESIGN
+// "Nursery cancellation"). So the releasing body sees its own steps in
+// order, whatever the executor: a sibling it closes next does not end
+// Completed, and nothing more can be launched into it.
+func leaseReleaseCancelsAtOnce(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		return j.SupervisorScope(func(sup *kc.Job) error {
+			parent, err := sup.Launch(func(pj *kc.Job) error {
+				n, err := pj.Open()
+				if !p.job("Open", n, err) {
+					return err
+				}
+				release, err := n.Lease()
+				if !p.noErr("Lease", err) {
+					return err
+				}
+				bad, err := n.Launch(failer)
+				if !p.job("Launch failing child", bad, err) {
+					release()
+					return err
+				}
+				bad.Join(nil)
+				other, err := pj.Open()
+				if !p.job("Open the other nursery", other, err) {
+					release()
+					return err
+				}
+				release()
+				p.check(pj.IsCancelled(), "parent right after the release: not cancelled; want cancelled by the nursery's failure")
+				p.state("other nursery right after the release", other, kc.Cancelled)
+				_, err = other.Launch(func(*kc.Job) error { return nil })
+				p.is("Launch into the other nursery after the release", err, kc.ErrCancelled)
+				other.Close()
+				p.state("other nursery after Close", other, kc.Cancelled)
+				return nil
 			})
 			if p.job("Launch", parent, err) {
 				p.is("Join of the parent", parent.Join(sup), errBoom)

@@ -296,7 +296,7 @@ func (j *Job) walkFinishingLocked() {
 func (j *Job) endWalkFinishing() {
 	j.mu.Lock()
 	if s := j.state.And(^bitWalking); s&bitFinishDeferred != 0 {
-		j.finishLocked(nil, false)
+		j.finishLocked(nil)
 		return
 	}
 	j.mu.Unlock()

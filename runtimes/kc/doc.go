@@ -141,14 +141,12 @@
 // child is detached, whose failure goes nowhere.
 //
 // The parent's cancel walk runs on the goroutine that finishes the failed
-// child (the end of its body, the last of its children), except when that
-// is a Lease release, which only wakes waiters (DESIGN "Lease"): then the
-// parent is cancelled there (it records the failure and moves to
-// Cancelling, which is O(1)), and its walk, the cancellation of its other
-// children and the claim of its OnCancel callbacks, is handed to the
-// executor as a core task (walkTask), which holds the parent until the walk
-// is done. The same holds for each ancestor that the release
-// finishes in turn.
+// child: the end of its body, the last of its children, or a Lease release.
+// That is what makes the order of a body's own steps decide outcomes: after
+// a release that lets a failure out, the failure's parent and its other
+// children are cancelled, as after a Cancel. The walk runs no user code
+// (its callbacks run on a hookTask), so a release still never does (DESIGN
+// "Lease").
 //
 // # Blocking
 //
@@ -169,9 +167,7 @@
 // a waiter cancelled meanwhile (DESIGN "Await"). A failing job cancels its
 // parent (the parent's cancel walk included) while it is finishing, before
 // it is published terminal, so that whoever sees it terminal (State, Join,
-// Await) also sees the parent and its other children cancelled (when a
-// Lease release finishes it, the parent only: its walk comes after, see
-// above); a wait
+// Await) also sees the parent and its other children cancelled; a wait
 // whose waiter is found cancelled while its target is finishing (body
 // done, nothing holding it: it becomes terminal without running user code
 // of its own) waits for the target's outcome.

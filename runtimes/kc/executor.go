@@ -24,9 +24,9 @@ type Executor interface {
 	// caller's stack: the caller is a Launch, Async or Run, which returns
 	// before the new body runs, so that a body that blocks cannot block
 	// the job that launched it (or the core, handing work that must not
-	// run on its caller to a task of its own, such as a cancel walk that
-	// a Lease release caused). Spawn after Close is a bug in the core and
-	// may panic.
+	// run on its caller to a task of its own, such as the OnCancel
+	// callbacks a cancel walk claimed). Spawn after Close is a bug in the
+	// core and may panic.
 	Spawn(t *Task)
 
 	// Park blocks the calling goroutine until the core wakes p: it must

@@ -1,22 +1,16 @@
 package kc
 
-// release drops n holds on j (children that ended, a walk) on behalf of
-// w (see Worker; nil releases nothing further in batches). The release
-// that leaves no holds wakes j's WaitAll waiters and, if the body is done,
-// finishes j.
-func (j *Job) release(n uint64, w *Worker) { j.releaseHolds(n, w, false) }
-
-// releaseHolds is release; quiet means that the caller only wakes waiters
-// (a Lease release): the finish it may cause hands any parent's cancel
-// walk to the executor instead of running it (see childFailed), here and in
-// the ancestors that finish with j.
-func (j *Job) releaseHolds(n uint64, w *Worker, quiet bool) {
+// release drops n holds on j (children that ended, a walk, a Lease) on
+// behalf of w (see Worker; nil releases nothing further in batches). The
+// release that leaves no holds wakes j's WaitAll waiters and, if the body
+// is done, finishes j.
+func (j *Job) release(n uint64, w *Worker) {
 	s := j.state.Add(-n * oneHold)
 	if holds(s) != 0 {
 		return
 	}
 	if s&bitBodyDone != 0 {
-		j.finish(w, quiet)
+		j.finish(w)
 		return
 	}
 	// A WaitAll waiter sets bitWaitAll by an RMW on the same word before it
@@ -37,9 +31,8 @@ func (j *Job) releaseHolds(n uint64, w *Worker, quiet bool) {
 // finish moves j to its terminal state. It is called once, by the goroutine
 // whose read-modify-write made finishing(state) true (see state.go). Without
 // bitSlow and cancellation, no one else has registered anything on j, so
-// one CAS publishes Completed; otherwise finishLocked does the work. quiet
-// is as for releaseHolds.
-func (j *Job) finish(w *Worker, quiet bool) {
+// one CAS publishes Completed; otherwise finishLocked does the work.
+func (j *Job) finish(w *Worker) {
 	rt := j.rt
 	if j.parentDown() && j.state.Load()&bitCancel == 0 {
 		j.takeParentCancelFinishing() // j (unlisted, held by a lease) missed the parent's walk
@@ -48,22 +41,22 @@ func (j *Job) finish(w *Worker, quiet bool) {
 		for s := j.state.Load(); s&(bitSlow|bitCancel) == 0; s = j.state.Load() {
 			if j.state.CompareAndSwap(s, s&^stateMask|bitWalked|uint64(Completed)) {
 				rt.stats.add(cCompleted)
-				j.released(Completed, w, false, quiet)
+				j.released(Completed, w, false)
 				return
 			}
 		}
 	}
 	j.mu.Lock()
-	j.finishLocked(w, quiet)
+	j.finishLocked(w)
 }
 
 // finishLocked moves j to its terminal state, wakes its waiters, drops its
 // hooks (no callback outlives its job) and releases its parent. It runs no
 // user code; a failure it applies to the parent runs the parent's cancel
-// walk on the caller (its OnCancel callbacks on a hookTask), unless quiet
-// (see releaseHolds), which hands that walk to the executor. Called with
-// j.mu held; returns with it released.
-func (j *Job) finishLocked(w *Worker, quiet bool) {
+// walk on the caller (its OnCancel callbacks on a hookTask), whoever the
+// caller is: the end of a body, a child's end, a walk's, a Lease release.
+// Called with j.mu held; returns with it released.
+func (j *Job) finishLocked(w *Worker) {
 	rt := j.rt
 	s := j.state.Load()
 	if stateOf(s).Terminal() { // only with faultNoWaitChildren
@@ -86,11 +79,7 @@ func (j *Job) finishLocked(w *Worker, quiet bool) {
 	// wakes finds j finishing and waits on for its outcome (joinCancelled).
 	// j.mu is released meanwhile (the parent's lock is never taken under a
 	// child's, and the walk cancels j too); j stays finishing, so nothing
-	// but waiters, hooks and failures can be added to it. With quiet, only
-	// the parent's cancellation request is made before j is published (it
-	// is then Cancelling, refusing children, and its Result is this
-	// failure); its walk (its Done, its other children, its callbacks)
-	// comes after, from the executor.
+	// but waiters, hooks and failures can be added to it.
 	applied := false
 	if st == Failed && j.failsParent() && !rt.faults.has(faultFailurePublishedFirst) {
 		// While j.mu is released, a cancellation that reaches j must not
@@ -101,7 +90,7 @@ func (j *Job) finishLocked(w *Worker, quiet bool) {
 			j.markWalkedLocked()
 		}
 		j.mu.Unlock()
-		j.parent.childFailed(j, quiet)
+		j.parent.childFailed(j)
 		applied = true
 		j.mu.Lock()
 		if s = j.state.Load(); stateOf(s).Terminal() { // only with faultNoWaitChildren
@@ -140,7 +129,7 @@ func (j *Job) finishLocked(w *Worker, quiet bool) {
 	// j's end (Join, Await, AwaitAll) then returns with j's hold on its
 	// parent gone, so WaitAll(0) on the parent right after it counts no j.
 	// (A wait that finds j terminal at once may run before this release.)
-	j.released(st, w, applied, quiet)
+	j.released(st, w, applied)
 	wakeWaiters(woken)
 }
 
@@ -176,11 +165,10 @@ func (j *Job) failsParent() bool {
 
 // childFailed applies the failure of c, which is finishing Failed, to j
 // (c's parent, see failsParent): j records it and is cancelled, and its
-// cancel walk runs, on the caller, or, if quiet (the caller only wakes
-// waiters: see releaseHolds), on a task of the executor (walkTask). c's
-// hold keeps j from finishing meanwhile; the walk's task holds j until the
-// walk is done, as a walk holds its job until its callbacks have run.
-func (j *Job) childFailed(c *Job, quiet bool) {
+// cancel walk runs on the caller, which runs no user code (the walk's
+// OnCancel callbacks run on a hookTask). c's hold keeps j from finishing
+// meanwhile.
+func (j *Job) childFailed(c *Job) {
 	j.lockSlow()
 	if j.terminal() {
 		j.mu.Unlock()
@@ -191,17 +179,10 @@ func (j *Job) childFailed(c *Job, quiet bool) {
 	if !j.rt.faults.has(faultNoCancelSiblings) {
 		_, walk = j.requestCancelLocked(c.err, byPropagation)
 	}
-	switch {
-	case !walk:
-		j.mu.Unlock()
-	case quiet:
-		// c's hold keeps j from finishing, so a hold may be added by a
-		// plain Add (see state.go).
-		j.state.Add(oneHold)
-		j.mu.Unlock()
-		j.rt.ex.Spawn(newWalkTask(j))
-	default:
+	if walk {
 		j.cancelWalkLocked()
+	} else {
+		j.mu.Unlock()
 	}
 }
 
@@ -221,17 +202,6 @@ func (j *Job) takeParentCancelFinishing() {
 	}
 }
 
-// walkTask is the body of a core task (flagCoreTask) that runs the cancel
-// walk of a job that childFailed could not walk on its caller, and then
-// drops the hold childFailed took for it, which may finish the job (on the
-// task, like the end of a body). The task is not a job of the tree: it is
-// not counted in Stats, has no parent and is never waited for; while it is
-// pending, its hold keeps its job, and so Runtime.Close, waiting.
-type walkTask Job
-
-// newWalkTask makes the core task that walks j (see flagCoreTask).
-func newWalkTask(j *Job) *Task { return newCoreTask(j.rt, (*walkTask)(j)) }
-
 // newCoreTask makes a core task (see flagCoreTask) that runs body.
 func newCoreTask(rt *Runtime, body bodyRunner) *Task {
 	t := &Job{rt: rt, body: body, flags: flagCoreTask}
@@ -239,30 +209,23 @@ func newCoreTask(rt *Runtime, body bodyRunner) *Task {
 	return (*Task)(t)
 }
 
-func (p *walkTask) runBody(*Job) error {
-	j := (*Job)(p)
-	j.cancelWalk()
-	j.release(1, nil)
-	return nil
-}
-
 // released tells whoever holds a terminal job that it ended in state st:
 // its parent, or the runtime for a root or detached job. applied reports
 // that a failure was already applied to the parent (childFailed). A
 // child that is not listed and did not fail only drops its hold, in w's
-// batch if w is not nil. quiet is as for releaseHolds.
-func (j *Job) released(st State, w *Worker, applied, quiet bool) {
+// batch if w is not nil.
+func (j *Job) released(st State, w *Worker, applied bool) {
 	p := j.parent
 	switch {
 	case !j.attached():
 		j.rt.topDone(j)
 	case st == Failed || j.state.Load()&bitListed != 0 || j.rt.faults.on():
-		p.childDone(j, st == Failed && !applied, quiet)
-		p.releaseHolds(1, w, quiet)
+		p.childDone(j, st == Failed && !applied)
+		p.release(1, w)
 	case w != nil:
 		w.owe(p)
 	default:
-		p.releaseHolds(1, nil, quiet)
+		p.release(1, nil)
 	}
 }
 
@@ -270,13 +233,13 @@ func (j *Job) released(st State, w *Worker, applied, quiet bool) {
 // failure (childFailed; finishLocked does that before the child is
 // published, unless a fault says otherwise). c's hold keeps j from
 // finishing meanwhile; the caller drops it afterwards.
-func (j *Job) childDone(c *Job, fail, quiet bool) {
+func (j *Job) childDone(c *Job, fail bool) {
 	j.lockSlow()
 	if c.state.Load()&bitListed != 0 {
 		j.unlinkChildLocked(c)
 	}
 	j.mu.Unlock()
 	if fail && c.failsParent() {
-		j.childFailed(c, quiet)
+		j.childFailed(c)
 	}
 }

@@ -52,7 +52,7 @@ func cancelMeetingFinisher(c *Job, cause error) bool {
 	for c.state.Load()&bitWalking == 0 {
 		runtime.Gosched()
 	}
-	c.finish(nil, true) // the finisher (the Lease release): finds the walk running, leaves
+	c.finish(nil) // the finisher (the Lease release): finds the walk running, leaves
 	m := <-moved
 	c.Join(nil)
 	return m
@@ -91,7 +91,7 @@ func TestOnCancelAfterCancelOfFinishingJob(t *testing.T) {
 		var ran atomic.Bool
 		c.OnCancel(func() { ran.Store(true) })
 		ranAtOnce := ran.Load()
-		c.finish(nil, true) // the finisher (the Lease release) goes on
+		c.finish(nil) // the finisher (the Lease release) goes on
 		c.Join(nil)
 		var errs []error
 		if st := c.State(); st != Cancelled {
@@ -140,7 +140,7 @@ func TestDoneAfterCancelOfFinishingJob(t *testing.T) {
 		if c.Err() == nil {
 			errs = append(errs, errors.New("Err() == nil after Cancel returned true"))
 		}
-		c.finish(nil, true)
+		c.finish(nil)
 		c.Join(nil)
 		if st := c.State(); st != Cancelled {
 			errs = append(errs, fmt.Errorf("job ended %v; want Cancelled", st))

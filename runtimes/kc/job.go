@@ -34,7 +34,7 @@ const (
 
 	// flagCoreTask marks a core task: not a job of the tree, but work the
 	// core hands to the executor through Spawn, as a Job because that is
-	// what a Task is (walkTask). It is made with bitCancel set, so that
+	// what a Task is (hookTask). It is made with bitCancel set, so that
 	// run reaches it on the path of bodies skipped by a cancellation,
 	// which keeps its check off the path of every other body; there run
 	// calls its body and marks it terminal, and nothing else: no state
@@ -199,7 +199,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	if s := j.state.Load(); err == nil && rt.tracer == nil && !rt.faults.on() && s&^bitListed == fresh && !j.parentDown() {
 		if j.state.CompareAndSwap(s, s|bitBodyDone|bitClosed|bitWalked|uint64(Completed)) {
 			rt.stats.add(cCompleted)
-			j.released(Completed, w, false, false)
+			j.released(Completed, w, false)
 			return
 		}
 	}
@@ -225,7 +225,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 		s := j.state.Or(bitClosed | bitEnded | bitBodyDone)
 		switch {
 		case holds(s) == 0 || rt.faults.has(faultNoWaitChildren):
-			j.finishLocked(w, false)
+			j.finishLocked(w)
 			return
 		case stateOf(s) == Active:
 			j.setStateLocked(Closing)
@@ -248,7 +248,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	if !walk && open == nil {
 		s = j.state.Or(bitBodyDone)
 		if holds(s) == 0 || rt.faults.has(faultNoWaitChildren) {
-			j.finishLocked(w, false)
+			j.finishLocked(w)
 		} else {
 			j.mu.Unlock()
 		}
@@ -264,7 +264,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 	// The body is not done until here, so nothing above can finish j.
 	s = j.state.Or(bitBodyDone)
 	if holds(s) == 0 || rt.faults.has(faultNoWaitChildren) {
-		j.finish(w, false)
+		j.finish(w)
 	}
 }
 
@@ -287,7 +287,7 @@ func (j *Job) endCancelled(w *Worker) bool {
 	for s := j.state.Load(); s&(need|refuse) == need && holds(s) == 0 && stateOf(s) == Cancelling; s = j.state.Load() {
 		if j.state.CompareAndSwap(s, s&^stateMask|bitClosed|bitEnded|bitBodyDone|uint64(Cancelled)) {
 			j.rt.stats.add(cCancelled)
-			j.released(Cancelled, w, false, false)
+			j.released(Cancelled, w, false)
 			return true
 		}
 	}

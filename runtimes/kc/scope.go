@@ -103,7 +103,7 @@ func (j *Job) Close() {
 	// (see state.go). A cancel walk may have ended it first (and then
 	// holds it; cancelWalkLocked).
 	if s = j.state.Or(bitBodyDone); s&bitBodyDone == 0 && holds(s) == 0 {
-		j.finish(nil, false)
+		j.finish(nil)
 	}
 }
 

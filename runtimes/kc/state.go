@@ -42,8 +42,7 @@ func (s State) Terminal() bool { return s >= Completed }
 // The state word (Job.state) holds the State in its low 3 bits, the flags
 // below above it, and in its high 32 bits the hold count: one per attached
 // non-detached child that is not yet terminal, per Lease, and per cancel
-// walk in progress (which holds the job while its OnCancel hooks run) or
-// handed to the executor and not yet done (walkTask).
+// walk in progress (which holds the job while its OnCancel hooks run).
 //
 // Every write is an atomic read-modify-write (Or, And, Add, CAS), never a
 // plain Store after publication, because writers run on several goroutines

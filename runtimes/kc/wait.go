@@ -288,12 +288,13 @@ func (j *Job) Yield() error {
 
 // Lease is spec 02 PromiseChildLease: a hold on j that keeps it from
 // becoming terminal (it counts as a child, for WaitAll too) until release is
-// called. Releasing twice is harmless. The release that lets j finish only
-// wakes j's waiters; it never runs user code on the releasing goroutine: if
-// j failed, and its failure cancels its parent, the parent is cancelled
-// there, but its cancel walk (its OnCancel callbacks, its other children's
-// cancellation) runs on a task of the executor, and so may come after j is
-// seen terminal. Lease on a terminal job returns ErrClosed.
+// called. Releasing twice is harmless. The release that lets j finish ends
+// it as the end of its body would, and never runs user code on the
+// releasing goroutine: if j failed, and its failure cancels its parent,
+// the parent is cancelled, its other children included, before the release
+// returns, but the OnCancel callbacks that cancellation claims run on a
+// task of the executor, as those of every cancel walk do. Lease on a
+// terminal job returns ErrClosed.
 func (j *Job) Lease() (release func(), err error) {
 	for s := j.state.Load(); ; s = j.state.Load() {
 		if stateOf(s).Terminal() || finishing(s) {
@@ -306,7 +307,7 @@ func (j *Job) Lease() (release func(), err error) {
 	var once atomic.Bool
 	return func() {
 		if once.CompareAndSwap(false, true) || j.rt.faults.has(faultLeaseReleaseUnguarded) {
-			j.releaseHolds(1, nil, true)
+			j.release(1, nil)
 		}
 	}, nil
 }
