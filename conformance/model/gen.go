@@ -192,6 +192,20 @@ func (gn *generator) syncAll(m *machine, x *mjob, ops *[]*Op) {
 	}
 }
 
+// releaseMayFail reports whether releasing l, a lease that x took on
+// itself or on a job below it, may end l's job Failed, or a job between it
+// and x that the job's end lets finish. Such a failure cancels its parent
+// at the release, synchronously in x's body: a cancellation that must find
+// x's subtree quiet (rule 1), as a Cancel by x must.
+func releaseMayFail(x *mjob, l *mlease) bool {
+	for t := l.job; t != nil && t != x; t = t.parent {
+		if len(t.errs) > 0 && !t.timedOut {
+			return true
+		}
+	}
+	return false
+}
+
 // live reports whether x has a descendant that waits to be cancelled.
 func live(x *mjob) bool {
 	found := false
@@ -219,6 +233,9 @@ func (gn *generator) finishBlock(m *machine, x *mjob, b *Block, g gctx) {
 	for _, k := range sortedKeys(m.leases) {
 		l := m.leases[k]
 		if l.owner == x && !l.done {
+			if releaseMayFail(x, l) {
+				gn.syncAll(m, x, &b.Ops) // the failure the release lets out cancels in x's subtree
+			}
 			gn.emit(m, x, &b.Ops, &Op{Kind: OpRelease, K: k})
 			gn.resolvePending(m, x, &b.Ops) // a release can let a failure on its way end its source
 		}

@@ -332,7 +332,7 @@ func (gn *generator) pickHook(m *machine, x *mjob, g gctx) *Op {
 func (gn *generator) pickLease(m *machine, x *mjob) *Op {
 	for _, k := range sortedKeys(m.leases) {
 		l := m.leases[k]
-		if l.owner == x && !l.done && gn.chance(60) {
+		if l.owner == x && !l.done && (!releaseMayFail(x, l) || gn.quiet(m, x)) && gn.chance(60) {
 			return &Op{Kind: OpRelease, K: k}
 		}
 	}
