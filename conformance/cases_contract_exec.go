@@ -183,42 +183,24 @@ func timerLatency(rt *kc.Runtime, p *probe) {
 // "Lease": the release runs no user code). The callback here blocks until
 // release has returned, so a release that runs it does not return.
 func leaseReleaseRunsNoUserCode(rt *kc.Runtime, p *probe) {
-	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
-		return j.SupervisorScope(func(sup *kc.Job) error {
-			unblock := make(chan struct{})
-			parent, err := sup.Launch(func(pj *kc.Job) error {
-				pj.OnCancel(func() { <-unblock }) // user code that waits for release to return
-				n, err := pj.Open()
-				if !p.job("Open", n, err) {
-					return err
-				}
-				release, err := n.Lease()
-				if !p.noErr("Lease", err) {
-					return err
-				}
-				bad, err := n.Launch(failer)
-				if !p.job("Launch failing child", bad, err) {
-					release()
-					return err
-				}
-				bad.Join(nil)
-				returned := make(chan struct{})
-				go func() { release(); close(returned) }()
-				select {
-				case <-returned:
-				case <-time.After(stallBound):
-					p.failf("release of the last lease of a failed nursery: got no return after %v, blocked in the parent's OnCancel callback; want it to run no user code", stallBound)
-				}
-				close(unblock)
-				<-returned
-				return n.AwaitAll(pj)
-			})
-			if p.job("Launch", parent, err) {
-				p.is("Join of the parent", parent.Join(sup), errBoom)
-			}
-			return nil
-		})
-	}))
+	unblock := make(chan struct{})
+	inSupervisedParent(rt, p, func(pj *kc.Job) error {
+		pj.OnCancel(func() { <-unblock }) // user code that waits for release to return
+		n, release, err := failedLeasedNursery(p, pj)
+		if err != nil {
+			return err
+		}
+		returned := make(chan struct{})
+		go func() { release(); close(returned) }()
+		select {
+		case <-returned:
+		case <-time.After(stallBound):
+			p.failf("release of the last lease of a failed nursery: got no return after %v, blocked in the parent's OnCancel callback; want it to run no user code", stallBound)
+		}
+		close(unblock)
+		<-returned
+		return n.AwaitAll(pj)
+	})
 }
 
 // The same release lets the nursery's failure out as the end of a body
@@ -229,41 +211,59 @@ func leaseReleaseRunsNoUserCode(rt *kc.Runtime, p *probe) {
 // order, whatever the executor: a sibling it closes next does not end
 // Completed, and nothing more can be launched into it.
 func leaseReleaseCancelsAtOnce(rt *kc.Runtime, p *probe) {
+	inSupervisedParent(rt, p, func(pj *kc.Job) error {
+		_, release, err := failedLeasedNursery(p, pj)
+		if err != nil {
+			return err
+		}
+		other, err := pj.Open()
+		if !p.job("Open the other nursery", other, err) {
+			release()
+			return err
+		}
+		release()
+		p.check(pj.IsCancelled(), "parent right after the release: not cancelled; want cancelled by the nursery's failure")
+		p.state("other nursery right after the release", other, kc.Cancelled)
+		_, err = other.Launch(func(*kc.Job) error { return nil })
+		p.is("Launch into the other nursery after the release", err, kc.ErrCancelled)
+		other.Close()
+		p.state("other nursery after Close", other, kc.Cancelled)
+		return nil
+	})
+}
+
+// inSupervisedParent runs body as a job launched into a supervisor scope
+// of a root job, and checks that the job ends with errBoom, the failure
+// its body lets out.
+func inSupervisedParent(rt *kc.Runtime, p *probe, body kc.Func) {
 	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
 		return j.SupervisorScope(func(sup *kc.Job) error {
-			parent, err := sup.Launch(func(pj *kc.Job) error {
-				n, err := pj.Open()
-				if !p.job("Open", n, err) {
-					return err
-				}
-				release, err := n.Lease()
-				if !p.noErr("Lease", err) {
-					return err
-				}
-				bad, err := n.Launch(failer)
-				if !p.job("Launch failing child", bad, err) {
-					release()
-					return err
-				}
-				bad.Join(nil)
-				other, err := pj.Open()
-				if !p.job("Open the other nursery", other, err) {
-					release()
-					return err
-				}
-				release()
-				p.check(pj.IsCancelled(), "parent right after the release: not cancelled; want cancelled by the nursery's failure")
-				p.state("other nursery right after the release", other, kc.Cancelled)
-				_, err = other.Launch(func(*kc.Job) error { return nil })
-				p.is("Launch into the other nursery after the release", err, kc.ErrCancelled)
-				other.Close()
-				p.state("other nursery after Close", other, kc.Cancelled)
-				return nil
-			})
+			parent, err := sup.Launch(body)
 			if p.job("Launch", parent, err) {
 				p.is("Join of the parent", parent.Join(sup), errBoom)
 			}
 			return nil
 		})
 	}))
+}
+
+// failedLeasedNursery opens a nursery in pj, takes a lease on it and lets
+// a child of it fail with errBoom: the nursery is then Cancelling, and the
+// release of the lease ends it Failed, which fails and cancels pj.
+func failedLeasedNursery(p *probe, pj *kc.Job) (n *kc.Job, release func(), err error) {
+	n, err = pj.Open()
+	if !p.job("Open", n, err) {
+		return nil, nil, err
+	}
+	release, err = n.Lease()
+	if !p.noErr("Lease", err) {
+		return nil, nil, err
+	}
+	bad, err := n.Launch(failer)
+	if !p.job("Launch failing child", bad, err) {
+		release()
+		return nil, nil, err
+	}
+	bad.Join(nil)
+	return n, release, nil
 }
