@@ -223,6 +223,12 @@ func (j *Job) Errors() []error {
 // WaitAll is spec 03 wait_all: it waits until j has no children (leases
 // count as children). timeout 0 polls: ErrAgain if children remain; > 0 waits
 // at most that long, then ErrTimeout; < 0 waits forever. It does not close j.
+//
+// A child counts until its end has reached j, which comes just after the
+// child is published terminal, and later still on an executor that batches
+// the ends of the children it runs in a row (Worker; stealing and vcore
+// do). So a poll right after a Join of j's last child may still return
+// ErrAgain; a wait (timeout other than 0) ends as soon as that end arrives.
 func (j *Job) WaitAll(timeout time.Duration) error {
 	if timeout == 0 {
 		if holds(j.state.Load()) > 0 {
