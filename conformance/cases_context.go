@@ -17,6 +17,7 @@ func contextCases() []Case {
 		mk("ContextCancelsRoot", "DESIGN Context: cancelling the Run context", contextCancelsRoot),
 		mk("RunCancelledContext", "DESIGN Context: Run with a context already cancelled", runCancelledContext),
 		mk("ErrorsMatchContext", "DESIGN Errors", errorsMatchContext),
+		mk("ContextErrStable", "DESIGN Context: Err; DESIGN Errors: an explicit cause replaces a timeout", contextErrStable),
 	}
 }
 
@@ -184,5 +185,27 @@ func errorsMatchContext(rt *kc.Runtime, p *probe) {
 			}
 			return nil
 		})
+	}))
+}
+
+// Once Err is not nil it returns the same error on every call, as
+// context.Context requires, also when an explicit Cancel then replaces the
+// cause of a WithTimeout scope's timeout (DESIGN Errors: an explicit cause
+// replaces a timeout): Err keeps the timeout's error while the scope's
+// outcome takes the explicit cause.
+func contextErrStable(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		err := j.WithTimeout(time.Millisecond, func(s *kc.Job) error {
+			<-s.Done()
+			first := s.Err()
+			p.is("Err after the timeout", first, context.DeadlineExceeded)
+			s.Cancel(errCause)
+			if again := s.Err(); again != first {
+				p.failf("Err after Cancel replaced the timeout's cause: got %v; want the same error as before, %v", again, first)
+			}
+			return nil
+		})
+		p.is("WithTimeout whose timeout's cause Cancel replaced", err, kc.ErrCancelled, errCause)
+		return nil
 	}))
 }

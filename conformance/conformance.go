@@ -204,7 +204,7 @@ func Cases() []Case {
 	var all []Case
 	for _, group := range [][]Case{matrixCases(), nurseryCases(), nurseryCancelCases(), shieldCases(), leaseCases(),
 		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), chanCases(), selectCases(), actorCases(),
-		actorCancelCases(), modelFoundCases(), contractCases(), schedCases(), stressCases(), shutdownCases()} {
+		actorCancelCases(), actorEdgeCases(), treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
 	return all
