@@ -84,7 +84,10 @@ func (a *Actor[M]) Job() *Job { return a.job }
 //
 // A consumer that wants no more values closes the channel: the producer's
 // next Send returns ErrClosed, and a body that returns that error ends
-// Completed, not Failed. Cancelling j cancels the producer.
+// Completed, not Failed. A consumer that closes it with CloseWithError(cause)
+// gives a reason instead: the next Send returns a *ChanClosedError wrapping
+// cause, and a body that returns that error fails with it. Cancelling j
+// cancels the producer.
 func Produce[T any](j *Job, capacity int, body func(p *Job, out *Chan[T]) error, opts ...JobOption) (*Chan[T], error) {
 	if body == nil {
 		return nil, ErrNilBody
