@@ -204,8 +204,8 @@ func Cases() []Case {
 	var all []Case
 	for _, group := range [][]Case{matrixCases(), nurseryCases(), nurseryCancelCases(), shieldCases(), leaseCases(),
 		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), chanCases(), chanOrderCases(),
-		selectCases(), selectMoreCases(), actorCases(), actorCancelCases(), actorEdgeCases(), treeEdgeCases(),
-		modelFoundCases(), contractCases(), schedCases(), stressCases(), shutdownCases()} {
+		selectCases(), selectMoreCases(), chanReuseCases(), actorCases(), actorCancelCases(), actorEdgeCases(),
+		treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
 	return all
