@@ -53,12 +53,12 @@ func selectHandoffSkipsServedNode(rt *kc.Runtime, p *probe) {
 			}
 			sel.Join(j)
 			r.Join(j)
-			p.check(serr == nil && x+y == 1 && (idx == 0 || idx == 1),
+			good := p.check(serr == nil && x+y == 1 && (idx == 0 || idx == 1),
 				"Select: got (%d, %v), values %d and %d; want index 0 or 1, no error, and the first value, 1", idx, serr, x, y)
 			if ok {
-				p.check(rerr == nil && rv == 2, "receiver behind the Select: got (%d, %v); want (2, nil)", rv, rerr)
+				good = p.check(rerr == nil && rv == 2, "receiver behind the Select: got (%d, %v); want (2, nil)", rv, rerr) && good
 			}
-			if !eq(p, "receivers left", receivers(), 0) || !ok {
+			if !eq(p, "receivers left", receivers(), 0) || !ok || !good {
 				p.failf("round %d of %d failed", round+1, rounds)
 				return nil
 			}
