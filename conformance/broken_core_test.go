@@ -44,7 +44,7 @@ func TestBrokenCore(t *testing.T) {
 		{"DiscardWakesNoGet", faults.PoolGetIgnoresDiscard, []string{"PoolDiscardWakesGet"}},
 		{"FailurePublishedBeforeParentCancelled", faults.FailurePublishedFirst, []string{"JoinFailedChildSeesParentCancelled"}},
 		{"LazyCancelReplacesCause", faults.LazyCancelIgnored, []string{"LazyCancelFirstCauseWins"}},
-		{"ChanCommitsAfterCancel", faults.ChanCommitAfterCancel, []string{"CancelledProducerSendsNothing"}},
+		{"ChanCommitsAfterCancel", faults.ChanCommitAfterCancel, []string{"CancelledProducerSendsNothing", "ChanWaitWokenDuringCancelWalk"}},
 		{"DeadlineNearestWins", faults.DeadlineNearestWins, []string{"DeadlineInheritance"}},
 		{"WithTimeoutZeroRunsBody", faults.WithTimeoutZeroRunsBody, []string{"WithTimeoutNonPositive"}},
 		{"LeaseReleaseUnguarded", faults.LeaseReleaseUnguarded, []string{"LeaseReleaseTwiceKeepsChildHold"}},

@@ -203,8 +203,9 @@ func guard(c Case, newRuntime func() (*kc.Runtime, error), phase *atomic.Int32) 
 func Cases() []Case {
 	var all []Case
 	for _, group := range [][]Case{matrixCases(), nurseryCases(), nurseryCancelCases(), shieldCases(), leaseCases(),
-		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), chanCases(), selectCases(), actorCases(),
-		actorCancelCases(), actorEdgeCases(), treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), stressCases(), shutdownCases()} {
+		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), chanCases(), chanOrderCases(),
+		selectCases(), selectMoreCases(), chanReuseCases(), actorCases(), actorCancelCases(), actorEdgeCases(),
+		treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
 	return all
