@@ -49,6 +49,30 @@ func firstFailure(t *testing.T, newRuntime func() (*kc.Runtime, error), want []s
 	return conformance.Result{}, false
 }
 
+// wantedReruns is how many more runs rerunWanted gives the wanted cases.
+const wantedReruns = 5
+
+// rerunWanted runs the cases named in want up to wantedReruns more times
+// each, and returns the first failure. A case that catches its fault by
+// racing it (OnCancelWhenCancelMeetsFinish lands a Cancel in the few
+// nanoseconds in which a job is finishing) misses it in some runs, more
+// often while the other self-tests load the machine: the self-test asks
+// that the case can catch the fault, which a case that never does still
+// fails.
+func rerunWanted(newRuntime func() (*kc.Runtime, error), want []string) (conformance.Result, bool) {
+	for range wantedReruns {
+		for _, c := range conformance.Cases() {
+			if !slices.Contains(want, c.Name) {
+				continue
+			}
+			if r := conformance.RunCases(newRuntime, []conformance.Case{c}, brokenWatchdog)[0]; r.Err != nil {
+				return r, true
+			}
+		}
+	}
+	return conformance.Result{}, false
+}
+
 // checkCaught fails t unless the suite rejects newRuntime, and unless the
 // first case to fail is one of want (the cases written to catch that bug,
 // in suite order; an earlier one may catch it as a side effect, so any of
@@ -57,7 +81,10 @@ func checkCaught(t *testing.T, newRuntime func() (*kc.Runtime, error), want ...s
 	t.Helper()
 	r, failed := firstFailure(t, newRuntime, want)
 	if !failed {
-		t.Fatalf("suite passed a broken runtime; want a failure of %s", strings.Join(want, " or "))
+		r, failed = rerunWanted(newRuntime, want)
+	}
+	if !failed {
+		t.Fatalf("suite passed a broken runtime; want a failure of %s (also in %d more runs of those cases)", strings.Join(want, " or "), wantedReruns)
 	}
 	if !slices.Contains(want, r.Case) {
 		t.Errorf("first failing case = %s (%v); want one of %s", r.Case, r.Err, strings.Join(want, ", "))
