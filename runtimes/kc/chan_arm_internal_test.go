@@ -81,3 +81,66 @@ func TestChanHookArmedOnlyToBlock(t *testing.T) {
 		t.Errorf("cancel hook listed before Wait (per spin) = %v; want %v", hooked, want)
 	}
 }
+
+// TestChanHookUnlinkedAfterWait: a Send or Recv that blocked long enough
+// to list its cancel hook on its job takes the hook off again when a
+// partner wakes it. A hook left listed would not show through the API,
+// but a job that blocks on channels for its whole life (an actor) would
+// keep one per operation until it ends.
+func TestChanHookUnlinkedAfterWait(t *testing.T) {
+	ch, _ := NewChan[int](0)
+	ex := &spinExecutor{}
+	var partner func()
+	ex.spin = func(p *Parker) {
+		if !p.arm {
+			return
+		}
+		// The partner answers only once Wait has listed the hook.
+		go func() {
+			for hooksOf(p) == nil {
+				time.Sleep(10 * time.Microsecond)
+			}
+			partner()
+		}()
+	}
+	rt := New(ex)
+	const rounds = 100
+	err := rt.Run(context.Background(), func(j *Job) error {
+		partner = func() {
+			if err := ch.TrySend(7); err != nil {
+				t.Errorf("TrySend to the blocked Recv: %v", err)
+			}
+		}
+		for range rounds {
+			if v, err := ch.Recv(j); v != 7 || err != nil {
+				t.Fatalf("Recv = %d, %v; want 7, nil", v, err)
+			}
+		}
+		partner = func() {
+			if v, err := ch.TryRecv(); v != 8 || err != nil {
+				t.Errorf("TryRecv from the blocked Send = %d, %v; want 8, nil", v, err)
+			}
+		}
+		for range rounds {
+			if err := ch.Send(j, 8); err != nil {
+				t.Fatalf("Send: %v", err)
+			}
+		}
+		j.mu.Lock()
+		n := 0
+		for h := j.hooks; h != nil; h = h.next {
+			n++
+		}
+		j.mu.Unlock()
+		if n != 0 {
+			t.Errorf("after %d blocked Recvs and %d blocked Sends, all woken by a partner: %d cancel hooks still listed on the job; want 0", rounds, rounds, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
