@@ -177,7 +177,7 @@ func produceFailure(rt *kc.Runtime, p *probe) {
 }
 
 // A pool never makes more than max items; a Get beyond them waits for a
-// Put, which resets the item.
+// Put, which resets the item. A Discard with no item made changes nothing.
 func poolBounded(rt *kc.Runtime, p *probe) {
 	var made, resets atomic.Int32
 	pool, err := kc.NewPool(2, func() (*int, error) { made.Add(1); v := 0; return &v, nil }, func(v *int) { *v = 0; resets.Add(1) })
@@ -186,6 +186,8 @@ func poolBounded(rt *kc.Runtime, p *probe) {
 	}
 	_, err = kc.NewPool[int](0, func() (int, error) { return 0, nil }, nil)
 	p.is("NewPool(0)", err, kc.ErrBadCapacity)
+	pool.Discard()
+	eq(p, "items created after a Discard with none made", pool.Created(), 0)
 	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
 		x, err1 := pool.Get(j)
 		y, err2 := pool.Get(j)
