@@ -241,6 +241,18 @@ func launchIntoClosing(rt *kc.Runtime, p *probe) {
 		p.is("Launch into it", err, kc.ErrClosed)
 		close(gate)
 		p.noErr("Join", parent.Join(w))
+
+		// So is a job whose body still runs once Close is called on it.
+		self, err := w.Launch(func(sj *kc.Job) error {
+			sj.Close()
+			p.state("job whose running body called Close", sj, kc.Closing)
+			_, err := sj.Launch(nop)
+			p.is("Launch into it", err, kc.ErrClosed)
+			return nil
+		})
+		if p.job("Launch", self, err) {
+			p.noErr("Join", self.Join(w))
+		}
 	})
 }
 
