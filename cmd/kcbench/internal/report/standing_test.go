@@ -42,6 +42,17 @@ func standingSection(t *testing.T, lines []string) string {
 	return section
 }
 
+// wantAll fails t for each of wants that text (the part of the report
+// called what) lacks.
+func wantAll(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
+
 // TestStanding checks the verdicts of the standing table on rounds built
 // so that each is certain: a backend always 20% faster than the best peer
 // (ahead), always 20% slower (behind), and alternately 1% either side
@@ -62,17 +73,13 @@ func TestStanding(t *testing.T) {
 		)
 	}
 	section := standingSection(t, lines)
-	for _, want := range []string{
+	wantAll(t, "standing", section,
 		"| row | best peer | ahead | behind | even | floor |",
 		"| JobCreate | peer-go 101.0ns | ✅ 0.80× (",
 		"| ❌ 1.20× (",
 		"| ≈ 1.00× (",
 		"| 0.50× (0.50–0.51) |",
-	} {
-		if !strings.Contains(section, want) {
-			t.Errorf("standing lacks %q:\n%s", want, section)
-		}
-	}
+	)
 	if strings.Contains(section, "AwaitCached") {
 		t.Errorf("a row without a peer is in the standing table:\n%s", section)
 	}
@@ -117,16 +124,12 @@ func TestSpread(t *testing.T) {
 		t.Fatalf("no spread section:\n%s", out)
 	}
 	section, _, _ := strings.Cut(out[i:], "\nEach table")
-	for _, want := range []string{
+	wantAll(t, "spread", section,
 		"| row | fastest | quick | slow |",
 		"| JobCreate | quick 81.00ns | fastest | 1.25× (1.25–1.25) |",
 		"| AwaitCached | slow 5.500ns | 2.00× (2.00–2.00) | fastest |",
 		"| latency JobCreate p50 | quick 301.0ns | fastest | 2.00× (2.00–2.00) |",
-	} {
-		if !strings.Contains(section, want) {
-			t.Errorf("spread lacks %q:\n%s", want, section)
-		}
-	}
+	)
 	for _, notWant := range []string{"NestedScopes", "peer-go", "floor"} {
 		if strings.Contains(section, notWant) {
 			t.Errorf("spread has %q:\n%s", notWant, section)
@@ -174,14 +177,10 @@ func TestStandingBoundaries(t *testing.T) {
 		lines = append(lines, "BenchmarkSelect/backend=peer-go 1 100 ns/op", "BenchmarkSelect/backend=same 1 50 ns/op")
 	}
 	section := standingSection(t, lines)
-	for _, want := range []string{
+	wantAll(t, "standing", section,
 		"| row | best peer | same | edge | floor |",
 		"| JobCreate | peer-go 101.0ns | ✅ 1.00× (1.00–1.00) | ≈ 1.00× (1.00–1.41) | — |",
 		"| AwaitCached | peer-conc 11.00ns | ✅ 1.00× (1.00–1.00) | — | — |",
 		"| Select | peer-go 100.0ns | 0.50× (n=3) | — | — |",
-	} {
-		if !strings.Contains(section, want) {
-			t.Errorf("standing lacks %q:\n%s", want, section)
-		}
-	}
+	)
 }
