@@ -202,13 +202,6 @@ func (j *Job) takeParentCancelFinishing() {
 	}
 }
 
-// newCoreTask makes a core task (see flagCoreTask) that runs body.
-func newCoreTask(rt *Runtime, body bodyRunner) *Task {
-	t := &Job{rt: rt, body: body, flags: flagCoreTask}
-	t.state.Store(bitCancel) // before publication: see flagCoreTask
-	return (*Task)(t)
-}
-
 // released tells whoever holds a terminal job that it ended in state st:
 // its parent, or the runtime for a root or detached job. applied reports
 // that a failure was already applied to the parent (childFailed). A

@@ -109,6 +109,13 @@ func (rt *Runtime) runHooks(t *hookTask) {
 	rt.ex.Spawn(newCoreTask(rt, t))
 }
 
+// newCoreTask makes a core task (see flagCoreTask) that runs body.
+func newCoreTask(rt *Runtime, body bodyRunner) *Task {
+	t := &Job{rt: rt, body: body, flags: flagCoreTask}
+	t.state.Store(bitCancel) // before publication: see flagCoreTask
+	return (*Task)(t)
+}
+
 func (t *hookTask) runBody(*Job) error {
 	for t.calls != nil {
 		n := t.calls
