@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
@@ -87,18 +89,17 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 
 // validate checks the flag values that do not need the input.
 func (o *compareOptions) validate() error {
-	if a := o.thresholds.CompareAlpha; !(a >= 0 && a <= 1) {
-		return usageError("-alpha must be in [0, 1], not %v", a)
+	a, c := o.thresholds.CompareAlpha, o.confidence
+	if err := checkBounds(
+		bound{"alpha", a, a >= 0 && a <= 1, "a level in [0, 1]"},
+		bound{"confidence", c, c >= 0 && c <= 1, "a level in [0, 1]"},
+	); err != nil {
+		return err
 	}
-	if c := o.confidence; !(c >= 0 && c <= 1) {
-		return usageError("-confidence must be in [0, 1], not %v", c)
+	if !slices.Contains(compare.Formats, o.format) {
+		return usageError("-format %q: want one of %s", o.format, strings.Join(compare.Formats, ", "))
 	}
-	for _, f := range compare.Formats {
-		if f == o.format {
-			return nil
-		}
-	}
-	return usageError("-format must be text, markdown, csv or json, not %q", o.format)
+	return nil
 }
 
 // buildTables projects and filters the results of set into comparison

@@ -61,8 +61,8 @@ func runConform(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return usageError("-exclude: %w", err)
 		}
-		if *watchdog <= 0 {
-			return usageError("-watchdog must be positive, not %v", *watchdog)
+		if err := checkBounds(bound{"watchdog", *watchdog, *watchdog > 0, "a positive duration"}); err != nil {
+			return err
 		}
 		return runFuzz(stdout, *backendsFlag, fuzzOptions{programs: *fuzz, seed: *seed, exclude: excl, shrink: *shrink, watchdog: *watchdog})
 	}
@@ -93,8 +93,8 @@ func conformMatrix(backendList, run string, watchdog time.Duration) (*matrix.Mat
 	if err != nil {
 		return nil, usageError("-run: %w", err)
 	}
-	if watchdog <= 0 {
-		return nil, usageError("-watchdog must be positive, not %v", watchdog)
+	if err := checkBounds(bound{"watchdog", watchdog, watchdog > 0, "a positive duration"}); err != nil {
+		return nil, err
 	}
 	var cases []conformance.Case
 	m := &matrix.Matrix{Backends: backends, Specs: map[string]string{}, Cells: map[string][]matrix.Cell{}}

@@ -138,11 +138,11 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 			return usageError("-base compares builds: it takes neither -baseline nor a results file")
 		}
 		// Package paired takes alpha in (0, 1): at 1 it judges no row.
-		if !(opts.Alpha > 0 && opts.Alpha < 1) {
-			return usageError("-alpha must be in (0, 1) with -base, not %v", opts.Alpha)
-		}
-		if *latency < 0 {
-			return usageError("-latency must be >= 0, not %d", *latency)
+		if err := checkBounds(
+			bound{"alpha", opts.Alpha, opts.Alpha > 0 && opts.Alpha < 1, "a level in (0, 1) with -base"},
+			bound{"latency", *latency, *latency >= 0, "at least 0"},
+		); err != nil {
+			return err
 		}
 		return runGateAB(stdout, stderr, abGate{ref: *baseRef, bench: *bench, backends: *backends, latency: *latency, filter: filter, filterQuery: *filterFlag}, &abf, opts)
 	}
@@ -153,8 +153,9 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 	case fs.NArg() != 1:
 		fs.Usage()
 		return usageError("gate needs exactly one results file, got %d", fs.NArg())
-	case !(opts.Alpha > 0 && opts.Alpha <= 1):
-		return usageError("-alpha must be in (0, 1], not %v", opts.Alpha)
+	}
+	if err := checkBounds(bound{"alpha", opts.Alpha, opts.Alpha > 0 && opts.Alpha <= 1, "a level in (0, 1]"}); err != nil {
+		return err
 	}
 	base, err := loadFiltered(stderr, *baseline, filter)
 	if err != nil {

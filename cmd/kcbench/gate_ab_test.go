@@ -66,8 +66,14 @@ func TestGateABUsage(t *testing.T) {
 		{[]string{"calibrate", "-ab", "-count", "2"}, "leaves 2 pairs"},
 		{[]string{"gate", "-base", "HEAD", "-bench", "NoSuchBenchmark"}, "no benchmark matches"},
 		{[]string{"gate"}, "gate needs -base or -baseline"},
-		{[]string{"gate", "-base", "HEAD", "-alpha", "1"}, "-alpha must be in (0, 1) with -base"},
-		{[]string{"gate", "-base", "HEAD", "-latency", "-1"}, "-latency must be >= 0"},
+		{[]string{"gate", "-base", "HEAD", "-alpha", "1"}, "-alpha 1: want a level in (0, 1) with -base"},
+		{[]string{"gate", "-base", "HEAD", "-latency", "-1"}, "-latency -1: want at least 0"},
+		{[]string{"gate", "-baseline", "no-such-file", "-alpha", "0", "no-such-file"}, "-alpha 0: want a level in (0, 1]"},
+		{[]string{"compare", "-alpha", "2", "-confidence", "-1", "no-such-file"}, "-alpha 2: want a level in [0, 1]; -confidence -1: want a level in [0, 1]"},
+		{[]string{"compare", "-format", "html", "no-such-file"}, `-format "html": want one of text, markdown, csv, json`},
+		{[]string{"conform", "-watchdog", "0"}, "-watchdog 0s: want a positive duration"},
+		{[]string{"conform", "-fuzz", "1", "-watchdog", "-1s"}, "-watchdog -1s: want a positive duration"},
+		{[]string{"report", "-embed", "gif", "no-such-file"}, `-embed "gif": want svg or png`},
 		// -warm NaN, +Inf or 1e300 would overflow the warm-up count sent
 		// to the drivers (and fail late, as exit 1); the ref names no
 		// commit, so that nothing is built or run should the check be

@@ -54,7 +54,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 		return usageError("report needs exactly one results file, got %d", fs.NArg())
 	}
 	if *ext != "svg" && *ext != "png" {
-		return usageError("-embed must be svg or png, not %q", *ext)
+		return usageError("-embed %q: want svg or png", *ext)
 	}
 	set, err := loadResults(stderr, fs.Arg(0))
 	if err != nil {
