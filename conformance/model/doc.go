@@ -78,7 +78,10 @@
 //     apply only to settled jobs: nothing in their subtree runs
 //     unsynchronised or is ending after a cancellation (a job whose cancel
 //     walk claimed OnCancel callbacks is ending until it is joined: they
-//     run on the executor, after Cancel has returned, and hold it).
+//     run on the executor, after Cancel has returned, and hold it; and a
+//     job that the end of its last child ended is ending until it is
+//     joined: kc publishes the child terminal before it releases the
+//     parent, so a Join that finds the child ended may return first).
 //  7. Unordered failures. Failures that jobs record as they end after one
 //     cancellation, concurrently, are compared as a multiset (the tail of
 //     Errors from the first of them); a Result that is one of them may be

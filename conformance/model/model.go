@@ -301,7 +301,15 @@ func (m *machine) finish(x *mjob) {
 	if st == kc.Failed && !x.scope && !p.sup && !p.state.Terminal() {
 		m.deliver(p, x.result, x, async)
 	}
+	ended := p.state.Terminal()
 	m.release(p)
+	if !ended && p.state.Terminal() {
+		// kc publishes x terminal before it releases p (and a Worker may
+		// batch that release): a wait that finds x terminal at once may
+		// return before p ends, so p's end is unordered with x's waiters
+		// until p itself is joined.
+		p.inflight = true
+	}
 }
 
 // deliver is a child's failure reaching its parent p (kc's childDone).

@@ -107,6 +107,17 @@ func TestModelRejects(t *testing.T) {
 			{N: 2, Kind: model.OpCancel, Target: 1, K: 0},
 			{N: 3, Kind: model.OpObserve, Target: 1},
 		}}},
+		// The failing child cancels the open nursery and is joined, but
+		// kc publishes a child terminal before it releases the parent: a
+		// Join that finds the child ended may return before the nursery
+		// does, so its TryResult may say not done.
+		{"TryResultAfterJoiningLastChild", &model.Block{Ops: []*model.Op{
+			{N: 0, Kind: model.OpOpen, Target: -1, Child: &model.Job{ID: 1, Kind: model.JobNursery}},
+			{N: 1, Kind: model.OpLaunch, Target: 1, Wait: 1, Child: &model.Job{ID: 2, Kind: model.JobLaunch, Body: &model.Block{
+				End: model.End{Kind: model.EndFail, K: 2},
+			}}},
+			{N: 2, Kind: model.OpTryResult, Target: 1},
+		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &model.Program{Root: &model.Job{Kind: model.JobRoot, Body: tc.root}}
