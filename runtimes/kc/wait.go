@@ -197,6 +197,11 @@ func (j *Job) Result() error { return j.result() }
 
 // TryResult is spec 04 try_get_result: (Result, true) once j is terminal,
 // (nil, false) before.
+//
+// A job that its last child's end lets finish (a cancelled or closed
+// nursery) ends just after that child is published terminal (see WaitAll),
+// so right after a Join of the child, TryResult and State may still report
+// j not ended. AwaitAll or Join of j wait for it.
 func (j *Job) TryResult() (err error, done bool) {
 	if !j.terminal() {
 		return nil, false
