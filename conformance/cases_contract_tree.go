@@ -305,11 +305,12 @@ func poolCreatePanics(rt *kc.Runtime, p *probe) {
 	}))
 }
 
-// A stop that comes while the cancel walk is under way, between the walk
-// taking the hooks and firing them (here: while the walk cancels a child,
-// whose own OnCancel callback waits for the stop), reports exactly what
-// happened: true and the callback never runs, or false and it has run
-// once.
+// A stop called from the OnCancel callback of a child that the nursery's
+// cancel walk cancelled (callbacks run on the executor, so it runs about
+// when the walk, or the task it hands them to, gets to the nursery's own
+// callbacks) reports exactly what happened: true and the callback never
+// runs, or false and it has run once. OnCancelStopDuringWalk races a stop
+// against the walk itself.
 func onCancelStopRacesCancel(rt *kc.Runtime, p *probe) {
 	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
 		for round := range 20 {
@@ -322,7 +323,7 @@ func onCancelStopRacesCancel(rt *kc.Runtime, p *probe) {
 				return nil
 			}
 			inWalk, stopped := make(chan struct{}), make(chan struct{})
-			c.OnCancel(func() { close(inWalk); <-stopped }) // runs in n's walk
+			c.OnCancel(func() { close(inWalk); <-stopped }) // runs once n's walk has cancelled c
 			var calls atomic.Int32
 			stop := n.OnCancel(func() { calls.Add(1) })
 			res := make(chan bool, 1)
