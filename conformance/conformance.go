@@ -205,7 +205,7 @@ func Cases() []Case {
 	for _, group := range [][]Case{matrixCases(), nurseryCases(), nurseryCancelCases(), shieldCases(), leaseCases(),
 		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), chanCases(), chanOrderCases(),
 		selectCases(), selectMoreCases(), chanReuseCases(), actorCases(), actorCancelCases(), actorEdgeCases(),
-		treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), stressCases(), shutdownCases()} {
+		treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), treeEndCases(), stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
 	return all
