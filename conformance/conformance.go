@@ -205,7 +205,8 @@ func Cases() []Case {
 	for _, group := range [][]Case{matrixCases(), nurseryCases(), nurseryCancelCases(), shieldCases(), leaseCases(),
 		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), chanCases(), chanOrderCases(),
 		selectCases(), selectMoreCases(), chanReuseCases(), actorCases(), actorCancelCases(), actorEdgeCases(),
-		treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), cancelWaitCases(), stressCases(), shutdownCases()} {
+		treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), treeEndCases(), cancelWaitCases(),
+		stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
 	return all
