@@ -99,8 +99,11 @@ func (j *Job) finishLocked(w *Worker) {
 		}
 		st = endState(s, j.err)
 	}
-	// Count before publishing the state: whoever sees the job terminal (a
-	// woken waiter, a lock-free State load) then sees it counted.
+	// Count before publishing the state and waking the waiters: a woken
+	// waiter then sees the job counted. (A lock-free State load may still
+	// see a job terminal before it is counted: finish's one-CAS path, like
+	// bodyReturned's and endCancelled's, counts after its CAS; Stats says
+	// that a snapshot taken while jobs run may mix moments.)
 	switch st {
 	case Completed:
 		rt.stats.add(cCompleted)
