@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"runtime"
+	"time"
 	"weak"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
@@ -11,14 +12,20 @@ import (
 // parent cancelled while the job's body was done but a lease still held it
 // (the release must end it Cancelled), what a job that ended lets go of
 // (its OnCancel callbacks), and a Launch from a job that its parent's
-// cancellation reached only lazily (refused, detached or not). Each was
+// cancellation reached only lazily (refused, detached or not); then the
+// name of each state, a Close that waits for a leased detached job, and a
+// walk that reaches a child after its younger siblings ended. Each was
 // found by a mutant of the core's end path or child list that passed the
-// rest of the suite.
+// rest of the suite (the last three by mutants that only the random
+// checker caught).
 func treeEndCases() []Case {
 	return []Case{
 		mk("LeaseHeldChildTakesParentCancel", "02 PromiseChildLease; DESIGN States, Lease", leaseHeldChildTakesParentCancel),
 		mk("OnCancelDroppedAtEnd", "02 HeapCancelNode; DESIGN OnCancel (no callback outlives its job)", onCancelDroppedAtEnd),
 		mk("LaunchFromLazilyCancelledJob", "03 launch after shutdown; DESIGN Launch, Detached", launchFromLazilyCancelledJob),
+		mk("StateNames", "DESIGN States: String gives the name", stateNames),
+		mk("CloseWaitsForLeasedDetached", "05 Shutdown / draining; DESIGN Detached, Lease", closeWaitsForLeasedDetached),
+		mk("WalkReachesChildAfterSiblingsEnd", "02 cancel walk; 04 cancellation of a nursery", walkReachesChildAfterSiblingsEnd),
 	}
 }
 
@@ -118,5 +125,144 @@ func onCancelDroppedAtEnd(rt *kc.Runtime, p *probe) {
 		p.check(ptr.Value() == nil, "what the OnCancel callback of a Completed job refers to: got it still reachable from the job; want it dropped with the callback")
 		runtime.KeepAlive(c)
 		p.noErr("AwaitAll", n.AwaitAll(w))
+	})
+}
+
+// State.String gives each state's name, checked on jobs observed in each
+// state (a report or log that prints a state must not mislabel it):
+// Active and Closing nurseries, a Cancelling one held by a child that
+// ignores the cancellation (which still ends Cancelled: its parent's
+// cancellation reached it), and jobs that ended Completed, Failed and
+// Cancelled. Deterministic.
+func stateNames(rt *kc.Runtime, p *probe) {
+	name := func(what string, j *kc.Job, want kc.State, wantName string) {
+		if p.state(what, j, want) {
+			eq(p, what+" State().String()", j.State().String(), wantName)
+		}
+	}
+	withNursery(rt, p, func(w, n *kc.Job) {
+		name("new nursery", n, kc.Active, "Active")
+		gate := make(chan struct{})
+		c, err := n.Launch(func(*kc.Job) error { <-gate; return nil })
+		if !p.job("Launch", c, err) {
+			return
+		}
+		n.Close()
+		name("closed nursery with a child running", n, kc.Closing, "Closing")
+		n.Cancel(errCause)
+		name("cancelled nursery with a child running", n, kc.Cancelling, "Cancelling")
+		close(gate)
+		p.is("AwaitAll of the cancelled nursery", n.AwaitAll(w), kc.ErrCancelled)
+		name("child that ignored the cancel", c, kc.Cancelled, "Cancelled")
+		name("cancelled nursery once its child ended", n, kc.Cancelled, "Cancelled")
+		d, err := w.Launch(nop)
+		if p.job("Launch of a child of the supervisor", d, err) {
+			p.noErr("Join of that child", d.Join(w))
+			name("completed child", d, kc.Completed, "Completed")
+		}
+		f, err := w.Launch(failer)
+		if p.job("Launch of a failing child of the supervisor", f, err) {
+			p.is("Join of the failing child", f.Join(w), errBoom)
+			name("failed child", f, kc.Failed, "Failed")
+		}
+	})
+}
+
+// closeEarlyBound is how long closeWaitsForLeasedDetached gives a Close that
+// does not wait for a job it cancelled to return anyway.
+const closeEarlyBound = 50 * time.Millisecond
+
+// Close waits until every detached job is terminal, also one whose body has
+// returned but that a lease held outside the runtime keeps from ending: it
+// cancels the job, and returns only once the lease is released and the job
+// has ended Cancelled with cause ErrClosed. No task of the job runs while
+// Close waits (its body is done), so waiting for the executor's tasks is
+// not enough. Deterministic on a correct runtime (Close cannot return
+// before the release); it catches one that does not wait when that Close
+// returns within closeEarlyBound of cancelling the job.
+func closeWaitsForLeasedDetached(rt *kc.Runtime, p *probe) {
+	releases := make(chan func(), 1)
+	var det *kc.Job
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		var err error
+		det, err = j.Launch(func(d *kc.Job) error {
+			release, err := d.Lease()
+			if err != nil {
+				return err
+			}
+			releases <- release
+			return nil
+		}, kc.Detached())
+		p.job("Launch Detached()", det, err)
+		return nil
+	}))
+	if det == nil {
+		return
+	}
+	release := <-releases
+	closed := make(chan error, 1)
+	go func() { closed <- rt.Close() }()
+	if !p.waitUntil("Close to cancel the leased detached job", func() bool { return det.State() == kc.Cancelling }) {
+		release()
+		return
+	}
+	select {
+	case err := <-closed:
+		p.failf("Close with a detached job held by a lease: got a return (%v) before the lease was released; want Close to wait for the job", err)
+		release()
+		return
+	case <-time.After(closeEarlyBound):
+	}
+	release()
+	stop := p.deadman("Close after the lease was released", func() {})
+	p.noErr("Close", <-closed)
+	stop()
+	p.state("leased detached job after Close", det, kc.Cancelled)
+	p.is("its Result", det.Result(), kc.ErrCancelled, kc.ErrClosed)
+}
+
+// A cancel walk reaches every child still running, also after siblings
+// that came before and after it in the parent's bookkeeping ended: each
+// child waits on its Done channel (so the walk, not a lazy look at the
+// parent, must reach it), three children are started one after another,
+// and the two started last are cancelled and joined one by one, newest
+// first, before the nursery is cancelled (the order in which a child list
+// that drops its newest entries badly loses the older ones). The first
+// child must then be cancelled with the nursery. Deterministic; a child the walk misses
+// would wait forever, so the case lets it go after stallBound and fails.
+func walkReachesChildAfterSiblingsEnd(rt *kc.Runtime, p *probe) {
+	const kids = 3
+	withNursery(rt, p, func(w, n *kc.Job) {
+		escape := make(chan struct{})
+		var cs []*kc.Job
+		for range kids {
+			ready := make(chan struct{})
+			c, err := n.Launch(func(c *kc.Job) error {
+				done := c.Done()
+				close(ready)
+				select {
+				case <-done:
+					return nil
+				case <-escape:
+					return errBoom
+				}
+			})
+			if !p.job("Launch", c, err) {
+				close(escape)
+				return
+			}
+			<-ready
+			cs = append(cs, c)
+		}
+		for i := kids - 1; i > 0; i-- {
+			cs[i].Cancel(errCause)
+			p.is("Join of a child cancelled on its own", cs[i].Join(w), kc.ErrCancelled, errCause)
+		}
+		stop := p.deadman("the first child, once the nursery is cancelled", func() { close(escape) })
+		p.check(n.Cancel(errCause2), "Cancel of the nursery: got false; want true")
+		p.is("AwaitAll of the cancelled nursery", n.AwaitAll(w), kc.ErrCancelled, errCause2)
+		stop()
+		p.state("first child", cs[0], kc.Cancelled)
+		p.is("first child's Result", cs[0].Result(), kc.ErrCancelled, errCause2)
 	})
 }
