@@ -370,22 +370,16 @@ func awaitEndsDuringWaitersCancelWalk(rt *kc.Runtime, p *probe) {
 // in ShieldCancelBeforeEnter, whether or not the walk reached the job.
 func shieldAfterUnseenParentCancel(rt *kc.Runtime, p *probe) {
 	withNursery(rt, p, func(w, n *kc.Job) {
-		started, gate := make(chan struct{}), make(chan struct{})
 		var ran atomic.Bool
 		got := make(chan error, 1)
-		c, err := n.Launch(func(c *kc.Job) error {
-			close(started)
-			<-gate // no checkpoint, hook or child: the walk need not visit c
+		c, ok := runAfterUnseenCancel(p, n, func(c *kc.Job) error {
 			err := c.Shield(func() error { ran.Store(true); return nil })
 			got <- err
 			return err
 		})
-		if !p.job("Launch", c, err) {
+		if !ok {
 			return
 		}
-		<-started // a child cancelled before it starts skips its body
-		p.check(n.Cancel(errCause), "Cancel of the nursery: got false; want true")
-		close(gate)
 		p.is("Shield in a job whose nursery was cancelled", <-got, kc.ErrCancelled, errCause)
 		p.check(!ran.Load(), "Shield in a job whose nursery was cancelled: got its body run; want it skipped")
 		p.is("AwaitAll of the cancelled nursery", n.AwaitAll(w), kc.ErrCancelled, errCause)

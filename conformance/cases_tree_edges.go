@@ -75,25 +75,40 @@ func cancelledBeforeStartSkipsBody(rt *kc.Runtime, p *probe) {
 // and it learns of the cancellation only when asked.
 func contextErrOfUnvisitedChild(rt *kc.Runtime, p *probe) {
 	withNursery(rt, p, func(w, n *kc.Job) {
-		started, gate := make(chan struct{}), make(chan struct{})
 		got := make(chan error, 1)
-		c, err := n.Launch(func(c *kc.Job) error {
-			close(started)
-			<-gate
+		c, ok := runAfterUnseenCancel(p, n, func(c *kc.Job) error {
 			got <- c.Err()
 			return nil
 		})
-		if !p.job("Launch", c, err) {
-			close(gate)
+		if !ok {
 			return
 		}
-		<-started // a child cancelled before it starts would skip its body
-		p.check(n.Cancel(errCause), "Cancel: got false; want true")
-		close(gate)
 		p.is("Err of a child whose parent was cancelled", <-got, kc.ErrCancelled, errCause)
 		p.is("AwaitAll", n.AwaitAll(w), kc.ErrCancelled)
 		p.state("child", c, kc.Cancelled)
 	})
+}
+
+// runAfterUnseenCancel launches a child of the nursery n that waits, with
+// no checkpoint, hook, Done channel or child of its own (so that n's
+// cancel walk need not visit it), until n has been cancelled with errCause,
+// and then runs body. It reports whether the Launch and the Cancel
+// succeeded. The child is started before the Cancel, since a child
+// cancelled before it starts skips its body.
+func runAfterUnseenCancel(p *probe, n *kc.Job, body kc.Func) (*kc.Job, bool) {
+	started, gate := make(chan struct{}), make(chan struct{})
+	c, err := n.Launch(func(c *kc.Job) error {
+		close(started)
+		<-gate
+		return body(c)
+	})
+	if !p.job("Launch", c, err) {
+		return nil, false
+	}
+	<-started
+	ok := p.check(n.Cancel(errCause), "Cancel of the nursery: got false; want true")
+	close(gate)
+	return c, ok
 }
 
 // Closing a nursery closes the nurseries opened in it that are still open,

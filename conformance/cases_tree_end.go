@@ -72,23 +72,16 @@ func leaseHeldChildTakesParentCancel(rt *kc.Runtime, p *probe) {
 // reachable by the walk first. Deterministic.
 func launchFromLazilyCancelledJob(rt *kc.Runtime, p *probe) {
 	withNursery(rt, p, func(w, n *kc.Job) {
-		started, gate := make(chan struct{}), make(chan struct{})
 		var detErr, attErr error
 		var det, att *kc.Job
-		c, err := n.Launch(func(c *kc.Job) error {
-			close(started)
-			<-gate
+		c, ok := runAfterUnseenCancel(p, n, func(c *kc.Job) error {
 			det, detErr = c.Launch(nop, kc.Detached())
 			att, attErr = c.Launch(nop)
 			return nil
 		})
-		if !p.job("Launch", c, err) {
-			close(gate)
+		if !ok {
 			return
 		}
-		<-started // a child cancelled before it starts would skip its body
-		p.check(n.Cancel(errCause), "Cancel of the nursery: got false; want true")
-		close(gate)
 		p.is("AwaitAll of the cancelled nursery", n.AwaitAll(w), kc.ErrCancelled, errCause)
 		p.is("detached Launch from a child of the cancelled nursery", detErr, kc.ErrCancelled)
 		p.check(det == nil, "detached Launch from a child of the cancelled nursery: got a job; want none")
