@@ -1,7 +1,10 @@
 package conformance
 
 import (
+	"errors"
+	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -11,13 +14,14 @@ import (
 // treeEndCases check the end of a job against the tree around it: a
 // parent cancelled while the job's body was done but a lease still held it
 // (the release must end it Cancelled), what a job that ended lets go of
-// (its OnCancel callbacks), and a Launch from a job that its parent's
-// cancellation reached only lazily (refused, detached or not); then the
-// name of each state, a Close that waits for a leased detached job, and a
-// walk that reaches a child after its younger siblings ended. Each was
-// found by a mutant of the core's end path or child list that passed the
-// rest of the suite (the last three by mutants that only the random
-// checker caught).
+// (its OnCancel callbacks), a Launch from a job that its parent's
+// cancellation reached only lazily (refused, detached or not), the name of
+// each state, a Close that waits for a leased detached job, a walk that
+// reaches a child after its younger siblings ended, and a Lease racing the
+// end of a job. Each was found by a mutant of the core's end path, child
+// list or leases that passed the rest of the suite (StateNames,
+// CloseWaitsForLeasedDetached and WalkReachesChildAfterSiblingsEnd by
+// mutants that only the random checker caught).
 func treeEndCases() []Case {
 	return []Case{
 		mk("LeaseHeldChildTakesParentCancel", "02 PromiseChildLease; DESIGN States, Lease", leaseHeldChildTakesParentCancel),
@@ -26,6 +30,7 @@ func treeEndCases() []Case {
 		mk("StateNames", "DESIGN States: String gives the name", stateNames),
 		mk("CloseWaitsForLeasedDetached", "05 Shutdown / draining; DESIGN Detached, Lease", closeWaitsForLeasedDetached),
 		mk("WalkReachesChildAfterSiblingsEnd", "02 cancel walk; 04 cancellation of a nursery", walkReachesChildAfterSiblingsEnd),
+		mk("LeaseRacesJobEnd", "02 PromiseChildLease; DESIGN Lease: no terminal state while a lease is held", leaseRacesJobEnd),
 	}
 }
 
@@ -257,5 +262,74 @@ func walkReachesChildAfterSiblingsEnd(rt *kc.Runtime, p *probe) {
 		stop()
 		p.state("first child", cs[0], kc.Cancelled)
 		p.is("first child's Result", cs[0].Result(), kc.ErrCancelled, errCause2)
+	})
+}
+
+// leaseEndRounds is how many job ends LeaseRacesJobEnd races.
+const leaseEndRounds = 300
+
+// A Lease that races the end of a job either is refused (ErrClosed: the
+// job is ending or has ended) or holds the job open until it is released:
+// never does a job become terminal while a lease taken on it is held. In
+// each round a job whose body has returned waits for its one child; a
+// goroutine takes and releases leases on it in a tight loop while the
+// child ends, so that some Lease lands in the moment after the child's
+// end left the job with no holds and before the job is published
+// terminal. On a machine with two or more cores a runtime that grants
+// that Lease is caught in some of the rounds; on one core the case checks
+// only the ordinary orders.
+func leaseRacesJobEnd(rt *kc.Runtime, p *probe) {
+	oneCore := runtime.GOMAXPROCS(0) == 1
+	withNursery(rt, p, func(w, n *kc.Job) {
+		for round := range leaseEndRounds {
+			gate := make(chan struct{})
+			c, err := n.Launch(func(c *kc.Job) error {
+				_, err := c.Launch(func(*kc.Job) error { <-gate; return nil })
+				return err
+			})
+			if !p.job("Launch", c, err) {
+				return
+			}
+			if !p.waitUntil("the job's body to return (Closing)", func() bool { return c.State() == kc.Closing }) {
+				close(gate)
+				return
+			}
+			var spinning atomic.Bool
+			bad := make(chan string, 1)
+			go func() {
+				spinning.Store(true)
+				for i := 0; ; i++ {
+					if oneCore && i%64 == 63 {
+						runtime.Gosched() // let the child end
+					}
+					release, err := c.Lease()
+					if err != nil {
+						if !errors.Is(err, kc.ErrClosed) {
+							bad <- fmt.Sprintf("Lease of an ending job: got error %v; want ErrClosed", err)
+						}
+						break
+					}
+					if st := c.State(); st.Terminal() {
+						// No release: on such a runtime it would end the
+						// job a second time.
+						bad <- fmt.Sprintf("job with a lease held: got state %v; want it not terminal until the release", st)
+						break
+					}
+					release()
+				}
+				close(bad)
+			}()
+			for !spinning.Load() {
+				runtime.Gosched()
+			}
+			close(gate)
+			if msg, ok := <-bad; ok {
+				p.failf("round %d: %s", round, msg)
+				return
+			}
+			if !p.noErr("Join of the job", c.Join(w)) {
+				return
+			}
+		}
 	})
 }
