@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -335,13 +336,22 @@ func onCancelStopRacesCancel(rt *kc.Runtime, p *probe) {
 			n.Cancel(nil)
 			s := <-res
 			p.is("AwaitAll", n.AwaitAll(j), kc.ErrCancelled)
-			if got := calls.Load(); s && got != 0 || !s && got != 1 {
-				p.failf("round %d: stop during the cancel walk returned %v and the callback ran %d times; want (true, 0) or (false, 1)", round, s, got)
+			if !stopAgrees(p, fmt.Sprintf("round %d: stop during the cancel walk", round), s, calls.Load()) {
 				return nil
 			}
 		}
 		return nil
 	}))
+}
+
+// stopAgrees checks that an OnCancel stop that raced a cancellation
+// reported what happened: true and the callback never ran, or false and it
+// ran once.
+func stopAgrees(p *probe, what string, stopped bool, calls int32) bool {
+	if stopped && calls != 0 || !stopped && calls != 1 {
+		return p.failf("%s returned %v and the callback ran %d times; want (true, 0) or (false, 1)", what, stopped, calls)
+	}
+	return true
 }
 
 // earlyWakeRounds is how many waits EarlyWake makes of each kind.
