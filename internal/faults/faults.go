@@ -13,7 +13,7 @@
 //	//go:build kcfaults
 //
 // and runs with go test -tags kcfaults (.ci/run runs the conformance tree
-// that way); without the tag it is not compiled, and a file that forgets
+// and runtimes/kc that way); without the tag it is not compiled, and a file that forgets
 // the constraint fails to build, since every file of this package is
 // excluded. Nothing outside this module can import the package, so users
 // cannot switch a fault on.

@@ -2,7 +2,11 @@
 
 package kc
 
-import "github.com/kcbench/kcbench/internal/faults"
+import (
+	"sync/atomic"
+
+	"github.com/kcbench/kcbench/internal/faults"
+)
 
 // This file and faults_off.go are the core's side of fault injection
 // (internal/faults): the conformance suite's self-test builds runtimes with
@@ -69,3 +73,17 @@ const (
 	faultOnCancelGoexitAbandons        = faults.OnCancelGoexitAbandons
 	faultHooksOnCanceller              = faults.HooksOnCanceller
 )
+
+// windowHook, when a kcfaults test has set it, runs at every windowPoint
+// that any goroutine reaches, on that goroutine, with the job concerned
+// (which may be any job of any runtime: the hook must filter). It may hold
+// j.mu there, so the hook must not lock j. An atomic pointer, so that a
+// test can set and clear it while other goroutines pass the points.
+var windowHook atomic.Pointer[func(windowPoint, *Job)]
+
+// window runs windowHook, if set.
+func window(p windowPoint, j *Job) {
+	if h := windowHook.Load(); h != nil {
+		(*h)(p, j)
+	}
+}

@@ -228,6 +228,7 @@ func (j *Job) bodyReturned(err error, w *Worker) {
 			j.finishLocked(w)
 			return
 		case stateOf(s) == Active:
+			window(winBodyDoneClosing, j)
 			j.setStateLocked(Closing)
 		}
 		j.mu.Unlock()

@@ -132,6 +132,7 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 	}
 	s := j.lockSlow()
 	if kind == waitChildren {
+		window(winWaitAllOr, j)
 		s = j.state.Or(bitWaitAll) // see release
 	}
 	if stateOf(s).Terminal() || kind == waitChildren && holds(s) == 0 {
