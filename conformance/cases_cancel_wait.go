@@ -11,9 +11,8 @@ import (
 )
 
 // cancelWaitCases check corners of cancellation causes, OnCancel, waits
-// and checkpoints that a mutation round of the core (cancel.go, hooks.go,
-// waiter.go, wait.go, checkpoint.go, job.go) found unchecked: each case
-// fails against a core with one of those mutants (the two race hunts,
+// and checkpoints that no other case reaches: each fails against a core
+// with a plausible bug in one of them (the two race hunts,
 // JoinByWaiterCancelledAsItStarts and OnCancelStopDuringWalk, need two or
 // more cores, and AwaitEndsDuringWaitersCancelWalk a build without the
 // race detector, to catch theirs).

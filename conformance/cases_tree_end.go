@@ -18,10 +18,8 @@ import (
 // cancellation reached only lazily (refused, detached or not), the name of
 // each state, a Close that waits for a leased detached job, a walk that
 // reaches a child after its younger siblings ended, and a Lease racing the
-// end of a job. Each was found by a mutant of the core's end path, child
-// list or leases that passed the rest of the suite (StateNames,
-// CloseWaitsForLeasedDetached and WalkReachesChildAfterSiblingsEnd by
-// mutants that only the random checker caught).
+// end of a job. Each fails against a core with a plausible bug in its end
+// path, child list or leases that no other case catches.
 func treeEndCases() []Case {
 	return []Case{
 		mk("LeaseHeldChildTakesParentCancel", "02 PromiseChildLease; DESIGN States, Lease", leaseHeldChildTakesParentCancel),

@@ -126,13 +126,7 @@ func TestChanHookUnlinkedAfterWait(t *testing.T) {
 				t.Fatalf("Send: %v", err)
 			}
 		}
-		j.mu.Lock()
-		n := 0
-		for h := j.hooks; h != nil; h = h.next {
-			n++
-		}
-		j.mu.Unlock()
-		if n != 0 {
+		if n := countHooks(j); n != 0 {
 			t.Errorf("after %d blocked Recvs and %d blocked Sends, all woken by a partner: %d cancel hooks still listed on the job; want 0", rounds, rounds, n)
 		}
 		return nil

@@ -22,8 +22,7 @@ func countHooks(j *Job) int {
 // disarmed), so nothing in the API shows it, but a job that keeps
 // registering and stopping callbacks (a loop around a cancellable call)
 // would grow its hook list without bound, and each left node keeps the
-// job off the leaf fast path of cancellation (cancelLeafLocked). Kills the
-// mutation-round mutant that dropped the unlink from stop.
+// job off the leaf fast path of cancellation (cancelLeafLocked).
 func TestOnCancelStopUnlinks(t *testing.T) {
 	rt := New(goExecutor())
 	const rounds = 100
@@ -52,8 +51,6 @@ func TestOnCancelStopUnlinks(t *testing.T) {
 // one finds it taken by the walk. A hook left there is woken by a later
 // cancel walk and loses the wake's CAS, so nothing in the API shows it;
 // but a body that sleeps in a loop would grow its hook list without bound.
-// Kills the mutation-round mutant that dropped the unlink after a timed-out
-// Sleep.
 func TestSleepTimeoutUnlinksHook(t *testing.T) {
 	rt := New(goExecutor())
 	const rounds = 50

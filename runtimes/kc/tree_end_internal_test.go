@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// snapExecutor runs each task on a goroutine of its own and hands every
-// wait off with Parker.Suspend to a Resumer that, before resuming the
-// waiter, calls onResume on the waker's goroutine: what onResume sees is
-// what the waker had done before the wake, exactly.
+// snapExecutor runs each task on a goroutine of its own (spinExecutor)
+// and hands every wait off with Parker.Suspend to a Resumer that, before
+// resuming the waiter, calls onResume on the waker's goroutine: what
+// onResume sees is what the waker had done before the wake, exactly.
 type snapExecutor struct {
-	wg       sync.WaitGroup
+	spinExecutor
 	onResume func()
 }
 
@@ -29,11 +29,6 @@ func (r *snapResumer) Resume() {
 	close(r.done)
 }
 
-func (e *snapExecutor) Spawn(t *Task) {
-	e.wg.Add(1)
-	go func() { defer e.wg.Done(); t.Run() }()
-}
-
 func (e *snapExecutor) Park(p *Parker) {
 	if p.Quick() {
 		p.Wait()
@@ -46,9 +41,6 @@ func (e *snapExecutor) Park(p *Parker) {
 	}
 	p.Wait()
 }
-
-func (e *snapExecutor) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
-func (e *snapExecutor) Close() error                              { e.wg.Wait(); return nil }
 
 // suspendedOn reports whether a wait is registered on j and handed off
 // (Suspend), so that its wake will call the Resumer.
@@ -64,9 +56,9 @@ func suspendedOn(j *Job) bool {
 // waiters that end wakes, find it counted. The Join of the parent nursery
 // is woken by the child's release, on the child's finishing goroutine;
 // the executor's Resumer takes a Stats snapshot there, which must count
-// the grandchild, the child and the nursery Completed. A finish that
-// counts the child after releasing the parent passed the conformance
-// suite: the window is a few instructions for an observer on another
+// the grandchild, the child and the nursery Completed. No case of the
+// suite can see a finish that counts the child after releasing the
+// parent: the window is a few instructions for an observer on another
 // goroutine.
 func TestCountedBeforeParentWakes(t *testing.T) {
 	ex := &snapExecutor{}
@@ -139,9 +131,9 @@ func TestCountedBeforeParentWakes(t *testing.T) {
 // returns with the job's hold on its parent gone: a WaitAll(0) of the
 // parent right after the Join counts no such child. The snapExecutor's
 // Resumer runs the WaitAll(0) on the ending child's goroutine at the very
-// moment the Join is woken. A finish that woke the waiters first passed
-// the conformance suite: a woken goroutine rarely gets to run before the
-// waker's next statement.
+// moment the Join is woken. The suite cannot see a finish that wakes the
+// waiters first: a woken goroutine rarely gets to run before the waker's
+// next statement.
 func TestParentReleasedBeforeJoinWakes(t *testing.T) {
 	ex := &snapExecutor{}
 	rt := New(ex)
@@ -201,8 +193,7 @@ func TestParentReleasedBeforeJoinWakes(t *testing.T) {
 // own, a hook or a Done channel) is taken off its parent's child list
 // when it ends, so that a long-lived parent does not keep every child it
 // ever listed: after many such children ended, the list is empty. Not
-// visible through the API (the parent's walk skips terminal children),
-// so a childDone that left them linked passed the conformance suite.
+// visible through the API: the parent's walk skips terminal children.
 func TestEndedChildUnlinked(t *testing.T) {
 	rt := New(&spinExecutor{spin: func(*Parker) {}})
 	defer rt.Close()
@@ -251,9 +242,8 @@ func TestEndedChildUnlinked(t *testing.T) {
 // Add drops the last hold (the release then blocks on the lock), adds a
 // hold (a lease, standing in for a child), and registers a WaitAll waiter
 // as WaitAll does, under the lock; then it lets the release go on. The
-// waiter must stay asleep until the new hold is released. A release that
-// woke the waiters without looking again passed every other test: the
-// window is two consecutive statements.
+// waiter must stay asleep until the new hold is released. No other test
+// reaches the window, two consecutive statements.
 func TestWaitAllWakeRechecksHolds(t *testing.T) {
 	rt := New(goExecutor())
 	defer rt.Close()
