@@ -17,8 +17,8 @@ const testExclude = model.KnownOpen
 // releaseSeeds are seeds, found by scanning millions, whose programs
 // released a lease on a nursery that held a failure while a job below the
 // releasing body ran unsynchronised: the failure the release let out
-// cancelled that job at an unknown point (rule 1). The generator now
-// synchronises the body first.
+// cancelled that job at an unknown point (rule 1), unless the generator
+// synchronises the body first, as it must.
 var releaseSeeds = []uint64{246909, 486573, 542338, 679224, 770872, 9014472, 9155914, 9311586, 9317942, 9464932}
 
 // TestGenerateValid checks that every generated program keeps the rules
