@@ -69,9 +69,10 @@ func newShieldProbe(p *probe, c *kc.Job) *shieldProbe {
 }
 
 // untouched checks, inside a shield, that the cancel is recorded but not
-// walked; walked checks, after the shield, that the walk happened (it
-// claimed the hook, which then runs on the executor: stop reports false);
-// ran checks, once the job is terminal, that the hook ran once.
+// walked and that the job still takes children; walked checks, after the
+// shield, that the walk happened (it claimed the hook, which then runs on
+// the executor: stop reports false); ran checks, once the job is terminal,
+// that the hook ran once.
 func (sp *shieldProbe) untouched(p *probe, c *kc.Job, where string) {
 	p.check(!c.IsCancelled(), "%s: got IsCancelled true; want false", where)
 	p.noErr(where+": Check", c.Check())
@@ -80,6 +81,12 @@ func (sp *shieldProbe) untouched(p *probe, c *kc.Job, where string) {
 	}
 	eq(p, where+": OnCancel calls", sp.hooks.Load(), 0)
 	p.check(!closed(c.Done()), "%s: got Done closed; want it closed at the shield's exit", where)
+	// A job that hides its cancellation still takes children: the refusal
+	// of a cancelled parent waits for the shield's exit too.
+	k, err := c.Launch(nop)
+	if p.job(where+": Launch", k, err) {
+		p.noErr(where+": Join of the child launched", k.Join(c))
+	}
 }
 
 func (sp *shieldProbe) walked(p *probe, c *kc.Job, where string) {
