@@ -59,17 +59,18 @@ prints the false-alarm rate of the A/A comparisons, the detection rate of
 every slowdown, and the smallest slowdown detected in >= 90% of trials.
 
 The defaults mirror a default "kcbench run" and its gate: 10 samples
-(-count) of 50ms (-benchtime) a side, and a Holm family as large as the
-number of rows such a run gives the gate (-family, about 3 per benchmark
-and 4 per latency line). 10 trials x 10 samples x 4 sides take about half
-a minute; raise -trials for tighter rates (each trial moves a rate by
-1/trials).
+(-samples, as run's -count) of 50ms (-benchtime) a side, and a Holm
+family as large as the number of rows such a run gives the gate
+(-family, about 3 per benchmark and 4 per latency line). 10 trials x 10
+samples x 4 sides take about half a minute; raise -trials for tighter
+rates (each trial moves a rate by 1/trials).
 
 Exit status: 0 when the gate is trustworthy here (<= 5% false alarms and
 some slowdown detected in >= 90% of trials); 1 when it is not, or a run
 fails; 2 on a usage error, which includes -samples too few for -family
 (no slowdown could be detected: 6 a side reach p = 0.0022, enough for a
-family of 23).`,
+family of 23) and a flag of the other mode (one marked -ab: or A/B:
+without -ab; -samples, -benchtime or -family with it).`,
 		run: runCalibrate,
 	})
 }
@@ -104,6 +105,9 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 		if fs.NArg() != 0 {
 			return usageError("calibrate takes no arguments, got %q", fs.Args())
 		}
+		if err := onlyIn(fs, "without -ab", "samples", "benchtime", "family"); err != nil {
+			return err
+		}
 		c := abCalibration{bench: *bench, backends: *backend, format: *format, raw: *raw, fromRaw: *fromRaw, trials: cfg.Trials, tune: *tune,
 			alpha: cfg.Alpha, maxRegress: cfg.MaxRegress, flags: &abf}
 		if *slowdowns != "none" { // none: A/A trials only
@@ -124,6 +128,9 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 	if fs.NArg() != 0 {
 		fs.Usage()
 		return usageError("calibrate takes no arguments, got %q", fs.Args())
+	}
+	if err := onlyIn(fs, "with -ab", append(abFlagNames(), "backend", "format", "raw", "from-raw", "tune")...); err != nil {
+		return err
 	}
 	if err := runner.ParseBenchtime(*benchtime); err != nil {
 		return usageError("-benchtime: %w", err)

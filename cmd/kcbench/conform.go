@@ -26,8 +26,16 @@ matrix) on each backend, each case on a fresh runtime under a watchdog, and
 prints the matrix of cases x backends with pass/fail and time, then every
 failure in full.
 
-Exit status: 0 when every case passes on every backend, 1 on any failure,
-2 on a usage error (unknown backend or format, bad regexp).`,
+With -fuzz n it runs n random programs per backend instead (package
+conformance/model), each checked against the model's outcome, from the
+seed -seed on; a backend stops at its first mismatch, which is shrunk
+(-shrink) and printed with its seed and the command that replays it.
+-seed, -exclude and -shrink apply only with -fuzz, and -run, -format and
+-times only without it: given in the other mode they are a usage error.
+
+Exit status: 0 when every case (or program) passes on every backend, 1
+on any failure, 2 on a usage error (unknown backend or format, bad
+regexp, a flag of the other mode).`,
 		run: runConform,
 	})
 }
@@ -53,10 +61,13 @@ func runConform(stdout, stderr io.Writer, args []string) error {
 	if fs.NArg() != 0 {
 		return usageError("conform takes no arguments, got %q", fs.Args())
 	}
-	if *fuzz < 0 {
-		return usageError("-fuzz must not be negative, not %d", *fuzz)
+	if err := checkBounds(bound{"fuzz", *fuzz, *fuzz >= 0, "at least 0"}); err != nil {
+		return err
 	}
 	if *fuzz > 0 {
+		if err := onlyIn(fs, "without -fuzz", "run", "format", "times"); err != nil {
+			return err
+		}
 		excl, err := model.ParseExclude(*exclude)
 		if err != nil {
 			return usageError("-exclude: %w", err)
@@ -65,6 +76,9 @@ func runConform(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 		return runFuzz(stdout, *backendsFlag, fuzzOptions{programs: *fuzz, seed: *seed, exclude: excl, shrink: *shrink, watchdog: *watchdog})
+	}
+	if err := onlyIn(fs, "with -fuzz", "seed", "exclude", "shrink"); err != nil {
+		return err
 	}
 	if !slices.Contains(matrix.Formats, *format) {
 		return usageError("-format %q: want one of %s", *format, strings.Join(matrix.Formats, ", "))

@@ -83,10 +83,10 @@ on every backend that is not a reference (a peer-* or the floor).
 
 Exit status: 0 when every row passes; 1 on a regression or a missed
 target; 2 on bad input or rows the gate could not decide: unreadable or
-empty files, a malformed flag, no benchmark in common, baseline rows
-missing from file, fewer than 6 samples on a side of a judged row, blind
-rows, a -base ref that names no commit or whose code cannot build the
-driver.
+empty files, a malformed flag, an A/B: flag without -base, no benchmark
+in common, baseline rows missing from file, fewer than 6 samples on a
+side of a judged row, blind rows, a -base ref that names no commit or
+whose code cannot build the driver.
 A regression or a missed target wins over rows that could not be
 judged: the gate then exits 1, and names those rows too.`,
 		run: runGate,
@@ -145,6 +145,9 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 		return runGateAB(stdout, stderr, abGate{ref: *baseRef, bench: *bench, backends: *backends, latency: *latency, filter: filter, filterQuery: *filterFlag}, &abf, opts)
+	}
+	if err := onlyIn(fs, "with -base", append(abFlagNames(), "bench", "backends", "latency")...); err != nil {
+		return err
 	}
 	switch {
 	case *baseline == "":

@@ -72,6 +72,16 @@ func TestGateABUsage(t *testing.T) {
 		{[]string{"compare", "-alpha", "2", "-confidence", "-1", "no-such-file"}, "-alpha 2: want a level in [0, 1]; -confidence -1: want a level in [0, 1]"},
 		{[]string{"compare", "-format", "html", "no-such-file"}, `-format "html": want one of text, markdown, csv, json`},
 		{[]string{"conform", "-watchdog", "0"}, "-watchdog 0s: want a positive duration"},
+		{[]string{"conform", "-fuzz", "-1"}, "-fuzz -1: want at least 0"},
+		// A flag of the mode not chosen is refused, each one named (in
+		// name order), rather than ignored.
+		{[]string{"gate", "-baseline", "no-such-file", "-latency", "0", "-count", "20", "-cpus", "0", "no-such-file"},
+			"-count, -cpus and -latency apply only with -base"},
+		{[]string{"calibrate", "-count", "20"}, "-count applies only with -ab"},
+		{[]string{"calibrate", "-tune=false", "-format", "json"}, "-format and -tune apply only with -ab"},
+		{[]string{"calibrate", "-ab", "-samples", "8", "-family", "3"}, "-family and -samples apply only without -ab"},
+		{[]string{"conform", "-fuzz", "1", "-run", "Foo"}, "-run applies only without -fuzz"},
+		{[]string{"conform", "-seed", "2", "-shrink=false"}, "-seed and -shrink apply only with -fuzz"},
 		{[]string{"conform", "-fuzz", "1", "-watchdog", "-1s"}, "-watchdog -1s: want a positive duration"},
 		{[]string{"report", "-embed", "gif", "no-such-file"}, `-embed "gif": want svg or png`},
 		// -warm NaN, +Inf or 1e300 would overflow the warm-up count sent

@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -69,6 +70,28 @@ func (e *exitError) Unwrap() error { return e.err }
 // %w to wrap a cause too.
 func usageError(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)}
+}
+
+// onlyIn returns nil unless one of the named flags (without their dash)
+// was set on the command line, when it returns a usage error that names
+// every such flag: "-count and -cpus apply only with -base". It guards a
+// command whose modes take different flags, so that a flag of the mode not
+// chosen is refused rather than parsed and then ignored without a word.
+func onlyIn(fs *flag.FlagSet, where string, names ...string) error {
+	var set []string
+	fs.Visit(func(f *flag.Flag) { // in name order
+		if slices.Contains(names, f.Name) {
+			set = append(set, "-"+f.Name)
+		}
+	})
+	switch n := len(set); n {
+	case 0:
+		return nil
+	case 1:
+		return usageError("%s applies only %s", set[0], where)
+	default:
+		return usageError("%s and %s apply only %s", strings.Join(set[:n-1], ", "), set[n-1], where)
+	}
 }
 
 // bound is one range check of a numeric flag: ok says whether the flag's
