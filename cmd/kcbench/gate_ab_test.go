@@ -78,6 +78,7 @@ func TestGateABUsage(t *testing.T) {
 		{[]string{"gate", "-baseline", "no-such-file", "-latency", "0", "-count", "20", "-cpus", "0", "no-such-file"},
 			"-count, -cpus and -latency apply only with -base"},
 		{[]string{"calibrate", "-count", "20"}, "-count applies only with -ab"},
+		{[]string{"run", "-budget", "1m", "-bench", "NoSuchBenchmark"}, "-budget applies only with -precision"},
 		{[]string{"calibrate", "-tune=false", "-format", "json"}, "-format and -tune apply only with -ab"},
 		{[]string{"calibrate", "-ab", "-samples", "8", "-family", "3"}, "-family and -samples apply only without -ab"},
 		{[]string{"conform", "-fuzz", "1", "-run", "Foo"}, "-run applies only without -fuzz"},

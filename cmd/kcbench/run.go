@@ -169,6 +169,9 @@ func planRun(f runFlags) ([]runner.Item, error) {
 	if f.precision.v > 0 && f.budget == 0 {
 		return nil, usageError("-precision needs a -budget (the most time to spend reaching it)")
 	}
+	if f.budget > 0 && f.precision.v == 0 {
+		return nil, usageError("-budget applies only with -precision (it bounds the rounds -precision adds)")
+	}
 	if err := runner.ParseBenchtime(f.benchtime); err != nil {
 		return nil, usageError("-benchtime: %w", err)
 	}
