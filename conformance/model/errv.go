@@ -39,7 +39,7 @@ const (
 	ECtx                     // context.Canceled (the cause of a cancelled Run context)
 	EAny                     // any non-nil error (wanted only)
 	EOneOf                   // any of Alts (wanted only: an outcome the program leaves open)
-	EOther                   // none of the above (got only)
+	EOther                   // none of the above; wanted only as the cause of evFinished, matched by Text
 )
 
 // EV is an error value as the model predicts it and the runner classifies
@@ -55,6 +55,9 @@ type EV struct {
 var (
 	evNil = EV{}
 	evAny = EV{Kind: EAny}
+	// evFinished is Err of a job that ended without being cancelled: an
+	// error matching ErrCancelled whose cause says the job finished.
+	evFinished = EV{Kind: ECancel, Cause: &EV{Kind: EOther, Text: "job finished"}}
 )
 
 func evCancel(cause EV) EV { c := cause; return EV{Kind: ECancel, Cause: &c} }
@@ -120,6 +123,8 @@ func (want EV) Match(got EV) bool {
 			return true
 		}
 		return got.Cause != nil && want.Cause.Match(*got.Cause)
+	case EOther:
+		return got.Kind == EOther && got.Text == want.Text
 	}
 	return want.Kind == got.Kind && want.K == got.K
 }

@@ -182,7 +182,17 @@ func (m *machine) execOp(x *mjob, op *Op) {
 		if t == x || !settled(t) {
 			m.invalid("State of j%d, which may be changing", t.id)
 		}
-		m.obs(op, nil, int(t.state))
+		// Done is closed once the cancel walk ran, or the job ended; Err
+		// then gives the cancellation error, or for a job that ended
+		// uncancelled, kc's "job finished" one.
+		done, errv := 0, evNil
+		if t.walked || t.state.Terminal() {
+			done, errv = 1, evFinished
+			if t.cancel {
+				errv = evCancel(t.cause)
+			}
+		}
+		m.obs(op, []EV{errv}, int(t.state), done)
 	case OpOnCancel:
 		t := m.owned(x, op.Target)
 		if t != x && !settled(t) {

@@ -82,7 +82,14 @@ func (r *runner) exec(j *kc.Job, op *Op) {
 		err, done := r.target(j, op.Target).TryResult()
 		r.record(op, []error{err}, b2i(done))
 	case OpObserve:
-		r.record(op, nil, int(r.target(j, op.Target).State()))
+		t := r.target(j, op.Target)
+		st, done := t.State(), 0
+		select {
+		case <-t.Done():
+			done = 1
+		default:
+		}
+		r.record(op, []error{t.Err()}, int(st), done)
 	case OpOnCancel:
 		cnt := new(atomic.Int32)
 		r.mu.Lock()
