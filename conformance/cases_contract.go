@@ -90,8 +90,9 @@ func deadlineInheritance(rt *kc.Runtime, p *probe) {
 	}))
 }
 
-// A job that completes closes the Done channel a caller took before, and
-// its Err is not nil: a context's Err is nil exactly while Done is open
+// A job that completes closes the Done channel a caller took before (and
+// gives a closed one to a caller who asks only after), and its Err is not
+// nil: a context's Err is nil exactly while Done is open
 // (the context package panics on a done parent whose Err is nil).
 // context.AfterFunc and derived contexts then see it done.
 func contextOfCompletedJob(rt *kc.Runtime, p *probe) {
@@ -124,6 +125,13 @@ func contextOfCompletedJob(rt *kc.Runtime, p *probe) {
 		case <-fired:
 		case <-time.After(patience):
 			p.failf("context.AfterFunc of a completed job: got no call after %v; want one", patience)
+		}
+		// A Done channel first asked for once the job has ended is closed
+		// too: no walk is left to close a channel made then.
+		late, err := j.Launch(nop)
+		if p.job("Launch of a second job", late, err) {
+			p.noErr("Join of the second job", late.Join(j))
+			p.check(closed(late.Done()), "Done first taken after the job completed: got open; want closed")
 		}
 		return nil
 	}))
