@@ -127,6 +127,13 @@ func TestBrokenExecutor(t *testing.T) {
 			[]string{"SleepNeverEarly"}},
 		{"LateTimers", func() kc.Executor { return &lateTimers{Executor: goroutine.New()} },
 			[]string{"BodyLeavesThreadLocked", "TimerLatency"}}, // the first sleeps in a loop: 300ms a sleep outlasts its watchdog
+		// The core counts each armed timer until its call or a Stop that
+		// prevented it; a second such event fails Close with
+		// ErrBrokenExecutor (it used to panic on the timer's goroutine).
+		{"TimersFireTwice", func() kc.Executor { return &twiceTimers{Executor: goroutine.New()} },
+			[]string{"TimeoutFiresFirst", "ShieldCancelInside"}},
+		{"StopTrueAfterFire", func() kc.Executor { return &lyingStop{Executor: goroutine.New()} },
+			[]string{"TimeoutFiresFirst", "ShieldCancelInside"}},
 		{"FixedPoolNoCompensation", func() kc.Executor { return newFixedPool(2) },
 			[]string{"ScopeThreeChildren", "ChildFailureCancelsSiblings", "DeepScopes", "JoinChain", "BlockingGoChannel"}},
 	} {
@@ -146,6 +153,25 @@ func (*deafTimers) AfterFunc(time.Duration, func()) kc.Timer { return deafTimer{
 type deafTimer struct{}
 
 func (deafTimer) Stop() bool { return true }
+
+// twiceTimers calls every AfterFunc callback twice in a row.
+type twiceTimers struct{ *goroutine.Executor }
+
+func (*twiceTimers) AfterFunc(d time.Duration, f func()) kc.Timer {
+	return time.AfterFunc(d, func() { f(); f() })
+}
+
+// lyingStop's Stop reports true, that it prevented the call, even when
+// the callback has run.
+type lyingStop struct{ *goroutine.Executor }
+
+func (*lyingStop) AfterFunc(d time.Duration, f func()) kc.Timer {
+	return lyingTimer{time.AfterFunc(d, f)}
+}
+
+type lyingTimer struct{ t *time.Timer }
+
+func (l lyingTimer) Stop() bool { l.t.Stop(); return true }
 
 // lateTimers fires every AfterFunc 300ms late, as a backend whose timer
 // queue is only polled by a slow monitor would: every timeout and sleep

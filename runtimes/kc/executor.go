@@ -40,8 +40,11 @@ type Executor interface {
 	// wake may come before Park is called; Wait then returns at once.
 	Park(p *Parker)
 
-	// AfterFunc calls f on some goroutine after d, unless the returned
-	// Timer is stopped first. *time.Timer satisfies Timer.
+	// AfterFunc calls f once, on some goroutine, after d, unless the
+	// returned Timer is stopped first. *time.Timer satisfies Timer. A
+	// second call of f, or a Stop that reports true after f was called,
+	// breaks the contract: the core ignores it, and Runtime.Close returns
+	// an error matching ErrBrokenExecutor.
 	AfterFunc(d time.Duration, f func()) Timer
 
 	// Close waits until every spawned task has returned from Run and every

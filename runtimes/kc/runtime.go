@@ -2,9 +2,10 @@ package kc
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
-	"time"
+	"sync/atomic"
 )
 
 // Runtime is a job tree on an Executor. Create one with New, run root jobs
@@ -21,14 +22,15 @@ type Runtime struct {
 	slabs []jobSlab // one per P at New: Launch's job slabs (slab.go)
 
 	mu      sync.Mutex
-	closed  bool              // under mu: Run and detached launches are refused
-	tops    map[*Job]struct{} // under mu: live roots and detached jobs
-	drained chan struct{}     // closed once closed && len(tops) == 0
-	timers  sync.WaitGroup    // armed timers whose callback may still run
-	closing sync.Once         // runs the shutdown once
-	done    chan struct{}     // closed when Close has finished
-	err     error             // the executor's Close error; written before done is closed
-	yield   func()            // immutable: the executor's Yielder, or runtime.Gosched; last, off the lines of the fields every job reads
+	closed  bool                  // under mu: Run and detached launches are refused
+	tops    map[*Job]struct{}     // under mu: live roots and detached jobs
+	drained chan struct{}         // closed once closed && len(tops) == 0
+	timers  sync.WaitGroup        // armed timers whose callback may still run (timer.go)
+	broken  atomic.Pointer[error] // the first executor contract violation (brokeContract: a CAS from nil, first wins); Close loads it after the timers, so one seen later is not reported
+	closing sync.Once             // runs the shutdown once
+	done    chan struct{}         // closed when Close has finished
+	err     error                 // the executor's Close error and any contract violation; written before done is closed
+	yield   func()                // immutable: the executor's Yielder, or runtime.Gosched; last, off the lines of the fields every job reads
 }
 
 // New returns a Runtime that runs jobs on ex.
@@ -138,8 +140,9 @@ func (rt *Runtime) topDone(j *Job) {
 // waits until all are terminal and every timer has stopped or fired, then
 // closes the executor, which waits for its goroutines. No goroutine of the
 // runtime outlives Close. Close is idempotent; every call waits for the
-// shutdown and returns the executor's Close error. It must not be called
-// from inside a job.
+// shutdown and returns the executor's Close error, joined with one
+// matching ErrBrokenExecutor if the executor was seen breaking its
+// contract. It must not be called from inside a job.
 func (rt *Runtime) Close() error {
 	rt.closing.Do(func() {
 		rt.mu.Lock()
@@ -158,25 +161,11 @@ func (rt *Runtime) Close() error {
 		<-rt.drained
 		rt.timers.Wait()
 		rt.err = rt.ex.Close()
+		if broken := rt.broken.Load(); broken != nil {
+			rt.err = errors.Join(rt.err, *broken)
+		}
 		close(rt.done)
 	})
 	<-rt.done
 	return rt.err
-}
-
-// afterFunc arms an executor timer that Close knows about.
-func (rt *Runtime) afterFunc(d time.Duration, f func()) Timer {
-	rt.timers.Add(1)
-	return rt.ex.AfterFunc(d, func() {
-		defer rt.timers.Done()
-		f()
-	})
-}
-
-// stopTimer stops a timer from afterFunc; if the call was prevented, the
-// timer no longer counts.
-func (rt *Runtime) stopTimer(t Timer) {
-	if t.Stop() {
-		rt.timers.Done()
-	}
 }

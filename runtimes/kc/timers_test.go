@@ -3,6 +3,7 @@ package kc_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -125,5 +126,51 @@ func TestWithTimeoutGoexitStopsTimer(t *testing.T) {
 			}
 			testutil.Watchdog(t, 10*time.Second, func() { rt.Close() })
 		})
+	}
+}
+
+// doubleTimers breaks the Timer contract in one of two ways: its timers
+// call their callback twice, or their Stop reports that it prevented a
+// call that has run.
+type doubleTimers struct {
+	*goroutine.Executor
+	lyingStop bool
+}
+
+func (e *doubleTimers) AfterFunc(d time.Duration, f func()) kc.Timer {
+	if e.lyingStop {
+		return lyingTimer{time.AfterFunc(d, f)}
+	}
+	return time.AfterFunc(d, func() { f(); f() })
+}
+
+type lyingTimer struct{ t *time.Timer }
+
+func (l lyingTimer) Stop() bool { l.t.Stop(); return true }
+
+// An executor whose timer fires twice, or whose Stop reports true after
+// the call, makes Close return ErrBrokenExecutor; the second event changes
+// nothing else (it used to make the core's timer count negative, which
+// panicked on the timer's goroutine). A Sleep and a WithTimeout each
+// arm a timer; both fire.
+func TestBrokenTimerReportedByClose(t *testing.T) {
+	for _, lying := range []bool{false, true} {
+		rt := kc.New(&doubleTimers{Executor: goroutine.New(), lyingStop: lying})
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			if err := j.Sleep(time.Millisecond); err != nil {
+				return err
+			}
+			err := j.WithTimeout(time.Millisecond, func(s *kc.Job) error { return s.Sleep(time.Hour) })
+			if !errors.Is(err, kc.ErrTimeout) {
+				return fmt.Errorf("WithTimeout: got %v; want ErrTimeout", err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Errorf("lying Stop %v: Run: %v", lying, err)
+		}
+		if err := rt.Close(); !errors.Is(err, kc.ErrBrokenExecutor) {
+			t.Errorf("lying Stop %v: Close: got %v; want ErrBrokenExecutor", lying, err)
+		}
 	}
 }

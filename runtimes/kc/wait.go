@@ -272,7 +272,7 @@ func (j *Job) Sleep(d time.Duration) error {
 	if how := j.addHook(&w.hook); how != hookLinked {
 		return j.Check()
 	}
-	t := rt.afterFunc(d, func() { w.p.wake(wakeTimeout) })
+	t := rt.timeoutWake(d, &w.p)
 	rt.ex.Park(&w.p)
 	slowPoint()
 	rt.stopTimer(t)

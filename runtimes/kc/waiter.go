@@ -152,7 +152,7 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 	}
 	var t Timer
 	if timeout > 0 {
-		t = rt.afterFunc(timeout, func() { w.p.wake(wakeTimeout) })
+		t = rt.timeoutWake(timeout, &w.p)
 	}
 	rt.ex.Park(&w.p)
 	slowPoint()

@@ -1,0 +1,99 @@
+package kc
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// ErrBrokenExecutor is matched by the error Runtime.Close returns when the
+// executor broke the Executor contract in a way the core could see but not
+// let pass silently: a timer's callback that ran twice, or a Timer.Stop
+// that reported true after its callback had run. The core ignores the
+// second event, so nothing else goes wrong; Close names it.
+var ErrBrokenExecutor = errors.New("kc: the executor broke its contract")
+
+// timerState is the life of one armed timer (runtimeTimer), as the core
+// counts it in Runtime.timers.
+type timerState = uint32
+
+const (
+	// timerArmed: counted; the call or a Stop that prevents it may come.
+	// Next: timerCalled or timerStopped.
+	timerArmed timerState = iota
+	// timerCalled: the callback ran (or runs); uncounted. Terminal.
+	timerCalled
+	// timerStopped: Stop prevented the call; uncounted. Terminal.
+	timerStopped
+)
+
+// runtimeTimer is a timer of the executor that Runtime.Close waits for:
+// armed, it counts once in rt.timers; the first of its call and a Stop
+// that prevented the call settles it (one CAS on state: whoever wins
+// uncounts it, so the count is dropped exactly once). A second settling
+// event can only come from an executor that breaks the Timer contract: it
+// is recorded (rt.broken) and does nothing else.
+type runtimeTimer struct {
+	rt    *Runtime
+	f     func()        // called when the timer fires, unless p is set
+	p     *Parker       // woken with wakeTimeout when the timer fires
+	state atomic.Uint32 // a timerState
+	t     Timer         // the executor's; written before the timer is returned
+}
+
+// afterFunc arms an executor timer that Close knows about, to call f.
+func (rt *Runtime) afterFunc(d time.Duration, f func()) Timer {
+	return rt.arm(d, &runtimeTimer{rt: rt, f: f})
+}
+
+// timeoutWake arms an executor timer that Close knows about, to wake p
+// with wakeTimeout: a wait's timeout, without a closure of its own.
+func (rt *Runtime) timeoutWake(d time.Duration, p *Parker) Timer {
+	return rt.arm(d, &runtimeTimer{rt: rt, p: p})
+}
+
+func (rt *Runtime) arm(d time.Duration, t *runtimeTimer) Timer {
+	rt.timers.Add(1)
+	t.t = rt.ex.AfterFunc(d, t.fire)
+	return t
+}
+
+// fire is the executor's call of the timer.
+func (t *runtimeTimer) fire() {
+	if !t.state.CompareAndSwap(timerArmed, timerCalled) {
+		t.rt.brokeContract("a timer's callback ran twice, or after Stop reported that it prevented it")
+		return
+	}
+	if t.p != nil {
+		t.p.wake(wakeTimeout)
+		t.rt.timers.Done()
+		return
+	}
+	defer t.rt.timers.Done()
+	t.f()
+}
+
+// Stop stops the executor's timer and reports whether that prevented the
+// call.
+func (t *runtimeTimer) Stop() bool {
+	if !t.t.Stop() {
+		return false
+	}
+	if !t.state.CompareAndSwap(timerArmed, timerStopped) {
+		t.rt.brokeContract("a Timer's Stop reported true after its callback ran")
+		return false
+	}
+	t.rt.timers.Done()
+	return true
+}
+
+// stopTimer stops a timer from afterFunc.
+func (rt *Runtime) stopTimer(t Timer) { t.Stop() }
+
+// brokeContract records the first contract violation of the executor that
+// the core has seen, for Close to return.
+func (rt *Runtime) brokeContract(what string) {
+	err := fmt.Errorf("%w: %s", ErrBrokenExecutor, what)
+	rt.broken.CompareAndSwap(nil, &err)
+}
