@@ -86,13 +86,19 @@ func (p *probe) stillWorks(s *kc.Job, what string) {
 	}
 }
 
-// state checks a job's state; a nil job fails.
+// state checks a job's state and, for a terminal one, IsCancelled (true
+// unless Completed); a nil job fails.
 func (p *probe) state(what string, j *kc.Job, want kc.State) bool {
 	if j == nil {
 		return p.failf("%s: got no job; want one in state %v", what, want)
 	}
 	if got := j.State(); got != want {
 		return p.failf("%s: got state %v; want %v", what, got, want)
+	}
+	if want.Terminal() {
+		if got := j.IsCancelled(); got != (want != kc.Completed) {
+			return p.failf("%s: %v, got IsCancelled %v; want %v", what, want, got, !got)
+		}
 	}
 	return true
 }

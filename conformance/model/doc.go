@@ -74,15 +74,15 @@
 //  5. Time. WithTimeout's duration is 0 (the body is skipped), an hour
 //     (never fires while the program runs), or a millisecond with a body
 //     that waits for its cancellation at once. No other op depends on time.
-//  6. Observation. State (with Done and Err), TryResult, stop of an
-//     OnCancel callback and Lease apply only to settled jobs: nothing in
-//     their subtree runs unsynchronised or is ending after a cancellation
-//     (a job whose cancel walk claimed OnCancel callbacks is ending until
-//     it is joined: they run on the executor, after Cancel has returned,
-//     and hold it; and a job that the end of its last child ended is
-//     ending until it is joined: kc publishes the child terminal before it
-//     releases the parent, so a Join that finds the child ended may return
-//     first).
+//  6. Observation. State (with Done, Err and IsCancelled), TryResult,
+//     stop of an OnCancel callback and Lease apply only to settled jobs:
+//     nothing in their subtree runs unsynchronised or is ending after a
+//     cancellation (a job whose cancel walk claimed OnCancel callbacks is
+//     ending until it is joined: they run on the executor, after Cancel
+//     has returned, and hold it; and a job that the end of its last child
+//     ended is ending until it is joined: kc publishes the child terminal
+//     before it releases the parent, so a Join that finds the child ended
+//     may return first).
 //  7. Unordered failures. Failures that jobs record as they end after one
 //     cancellation, concurrently, are compared as a multiset (the tail of
 //     Errors from the first of them); a Result that is one of them may be
@@ -96,8 +96,8 @@
 // Run's error; every op's observations (errors by class: nil, the very
 // failure or cause error, a *PanicError by value, a cancellation error by
 // its cause, ErrTimeout and *TimeoutError, ErrClosed and *ChanClosedError
-// by cause; the context view, Done and Err, of the running job at Check
-// and of a settled job at State); ops that ran and did not; every job's State, Result and Errors
+// by cause; the context view, Done and Err, and IsCancelled of the
+// running job at Check and of a settled job at State); ops that ran and did not; every job's State, Result and Errors
 // after Runtime.Close, and whether its body ran; wait nodes left on a
 // cancelled wait's channels; OnCancel calls; JobsCreated,
 // CancellationsRequested, JobsFailed, JobsCompleted, JobsCancelled, and

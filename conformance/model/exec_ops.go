@@ -184,7 +184,8 @@ func (m *machine) execOp(x *mjob, op *Op) {
 		}
 		// Done is closed once the cancel walk ran, or the job ended; Err
 		// then gives the cancellation error, or for a job that ended
-		// uncancelled, kc's "job finished" one.
+		// uncancelled, kc's "job finished" one. IsCancelled: no settled job
+		// is inside a Shield.
 		done, errv := 0, evNil
 		if t.walked || t.state.Terminal() {
 			done, errv = 1, evFinished
@@ -192,7 +193,7 @@ func (m *machine) execOp(x *mjob, op *Op) {
 				errv = evCancel(t.cause)
 			}
 		}
-		m.obs(op, []EV{errv}, int(t.state), done)
+		m.obs(op, []EV{errv}, int(t.state), done, b2i(t.cancel))
 	case OpOnCancel:
 		t := m.owned(x, op.Target)
 		if t != x && !settled(t) {

@@ -114,7 +114,7 @@ const (
 	OpClose                       // Target.Close()
 	OpAwaitAll                    // Target.AwaitAll(j)
 	OpTryResult                   // Target.TryResult()
-	OpObserve                     // Target.State(), whether Target.Done() is closed, Target.Err()
+	OpObserve                     // Target.State(), whether Target.Done() is closed, Target.Err(), Target.IsCancelled()
 	OpOnCancel                    // hook K on Target (Panic: the callback panics)
 	OpStop                        // stop() of hook K
 	OpLease                       // lease K on Target
@@ -269,7 +269,7 @@ func printOps(b *strings.Builder, self int, ops []*Op, depth int) {
 		case OpTryResult:
 			fmt.Fprintf(b, "err, done := %s.TryResult()\n", t)
 		case OpObserve:
-			fmt.Fprintf(b, "st := %s.State() // and Done, Err\n", t)
+			fmt.Fprintf(b, "st := %s.State() // and Done, Err, IsCancelled\n", t)
 		case OpOnCancel:
 			what := "fired++"
 			if op.Panic {

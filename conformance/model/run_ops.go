@@ -89,7 +89,7 @@ func (r *runner) exec(j *kc.Job, op *Op) {
 			done = 1
 		default:
 		}
-		r.record(op, []error{t.Err()}, int(st), done)
+		r.record(op, []error{t.Err()}, int(st), done, b2i(t.IsCancelled()))
 	case OpOnCancel:
 		cnt := new(atomic.Int32)
 		r.mu.Lock()

@@ -1,8 +1,10 @@
 package kc
 
 // IsCancelled reports whether cancellation of j was requested, by a Cancel
-// of j or of an ancestor (outside Shield). It is false inside Shield, and
-// for a terminal job that ended without cancellation. O(1) and lock-free:
+// of j or of an ancestor, or by a failure (its body's, or a child's that
+// fails it), which cancels j too. It is false inside Shield, and for a
+// terminal job that ended without cancellation: true for every Cancelled
+// and Failed job, false for a Completed one. O(1) and lock-free:
 // a load of j's state word and, unless j is terminal, of its parent's down
 // flag; the first call that finds j cancelled only through down records
 // the cancellation on j (takeParentCancel, under the locks), so that j
