@@ -16,7 +16,7 @@ var ErrBrokenExecutor = errors.New("kc: the executor broke its contract")
 
 // timerState is the life of one armed timer (runtimeTimer), as the core
 // counts it in Runtime.timers.
-type timerState = uint32
+type timerState uint32
 
 const (
 	// timerArmed: counted; the call or a Stop that prevents it may come.
@@ -61,7 +61,7 @@ func (rt *Runtime) arm(d time.Duration, t *runtimeTimer) Timer {
 
 // fire is the executor's call of the timer.
 func (t *runtimeTimer) fire() {
-	if !t.state.CompareAndSwap(timerArmed, timerCalled) {
+	if !t.state.CompareAndSwap(uint32(timerArmed), uint32(timerCalled)) {
 		t.rt.brokeContract("a timer's callback ran twice, or after Stop reported that it prevented it")
 		return
 	}
@@ -80,7 +80,7 @@ func (t *runtimeTimer) Stop() bool {
 	if !t.t.Stop() {
 		return false
 	}
-	if !t.state.CompareAndSwap(timerArmed, timerStopped) {
+	if !t.state.CompareAndSwap(uint32(timerArmed), uint32(timerStopped)) {
 		t.rt.brokeContract("a Timer's Stop reported true after its callback ran")
 		return false
 	}
