@@ -87,7 +87,8 @@ func (p *probe) stillWorks(s *kc.Job, what string) {
 }
 
 // state checks a job's state and, for a terminal one, IsCancelled (true
-// unless Completed); a nil job fails.
+// unless Completed), a closed Done and an Err matching context.Canceled;
+// a nil job fails.
 func (p *probe) state(what string, j *kc.Job, want kc.State) bool {
 	if j == nil {
 		return p.failf("%s: got no job; want one in state %v", what, want)
@@ -98,6 +99,12 @@ func (p *probe) state(what string, j *kc.Job, want kc.State) bool {
 	if want.Terminal() {
 		if got := j.IsCancelled(); got != (want != kc.Completed) {
 			return p.failf("%s: %v, got IsCancelled %v; want %v", what, want, got, !got)
+		}
+		if !closed(j.Done()) {
+			return p.failf("%s: %v, got Done open; want it closed", what, want)
+		}
+		if err := j.Err(); !errors.Is(err, context.Canceled) {
+			return p.failf("%s: %v, got Err %v; want an error matching context.Canceled", what, want, err)
 		}
 	}
 	return true
