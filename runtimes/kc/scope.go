@@ -173,7 +173,7 @@ func (j *Job) scope(body Func, flags jobFlags, d time.Duration) error {
 func (s *Job) runTimed() {
 	defer func() {
 		if t := s.x.timed.t; t != nil { // nil if the body was skipped
-			s.rt.stopTimer(t)
+			t.Stop()
 		}
 	}()
 	s.run(nil)
@@ -196,6 +196,6 @@ type timedBody struct {
 }
 
 func (b *timedBody) runBody(s *Job) error {
-	b.t = s.rt.afterFunc(time.Until(s.x.deadline), func() { s.cancel(ErrTimeout, byTimeout) })
+	b.t = s.rt.timeoutCancel(time.Until(s.x.deadline), s)
 	return b.body(s)
 }

@@ -36,27 +36,39 @@ const (
 // is recorded (rt.broken) and does nothing else.
 type runtimeTimer struct {
 	rt    *Runtime
-	f     func()        // called when the timer fires, unless p is set
-	p     *Parker       // woken with wakeTimeout when the timer fires
+	p     *Parker       // when it fires: woken with wakeTimeout (a wait's timeout), or
+	j     *Job          // cancelled with ErrTimeout (a WithTimeout scope's deadline)
 	state atomic.Uint32 // a timerState
-	t     Timer         // the executor's; written before the timer is returned
+	t     Timer         // the executor's; written by arm, read by Stop, both on the arming goroutine
 }
 
-// afterFunc arms an executor timer that Close knows about, to call f.
-func (rt *Runtime) afterFunc(d time.Duration, f func()) Timer {
-	return rt.arm(d, &runtimeTimer{rt: rt, f: f})
-}
-
-// timeoutWake arms an executor timer that Close knows about, to wake p
-// with wakeTimeout: a wait's timeout, without a closure of its own.
+// timeoutWake arms a timer that wakes p with wakeTimeout after d.
 func (rt *Runtime) timeoutWake(d time.Duration, p *Parker) Timer {
-	return rt.arm(d, &runtimeTimer{rt: rt, p: p})
+	t := &runtimeTimer{p: p}
+	rt.arm(d, t)
+	return t
 }
 
-func (rt *Runtime) arm(d time.Duration, t *runtimeTimer) Timer {
+// timeoutCancel arms a timer that cancels j with ErrTimeout after d.
+func (rt *Runtime) timeoutCancel(d time.Duration, j *Job) Timer {
+	t := &runtimeTimer{j: j}
+	rt.arm(d, t)
+	return t
+}
+
+// arm arms t (its p or j set, nothing else) to fire after d. The method
+// value t.fire is the one allocation besides t itself.
+func (rt *Runtime) arm(d time.Duration, t *runtimeTimer) {
+	t.rt = rt
 	rt.timers.Add(1)
 	t.t = rt.ex.AfterFunc(d, t.fire)
-	return t
+}
+
+// sleepWait is Sleep's wait node and its timer in one allocation: the
+// timer's Stop, after the wake, touches memory the wake has just touched.
+type sleepWait struct {
+	w waiter
+	t runtimeTimer
 }
 
 // fire is the executor's call of the timer.
@@ -67,11 +79,10 @@ func (t *runtimeTimer) fire() {
 	}
 	if t.p != nil {
 		t.p.wake(wakeTimeout)
-		t.rt.timers.Done()
-		return
+	} else {
+		t.j.cancel(ErrTimeout, byTimeout) // the walk runs no user code here (OnCancel callbacks go to a task)
 	}
-	defer t.rt.timers.Done()
-	t.f()
+	t.rt.timers.Done()
 }
 
 // Stop stops the executor's timer and reports whether that prevented the
@@ -87,9 +98,6 @@ func (t *runtimeTimer) Stop() bool {
 	t.rt.timers.Done()
 	return true
 }
-
-// stopTimer stops a timer from afterFunc.
-func (rt *Runtime) stopTimer(t Timer) { t.Stop() }
 
 // brokeContract records the first contract violation of the executor that
 // the core has seen, for Close to return.

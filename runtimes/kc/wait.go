@@ -266,16 +266,18 @@ func (j *Job) Sleep(d time.Duration) error {
 		return err
 	}
 	rt := j.rt
-	w := &waiter{}
+	s := &sleepWait{}
+	w := &s.w
 	w.p.init(true)
 	w.hook.w = w
 	if how := j.addHook(&w.hook); how != hookLinked {
 		return j.Check()
 	}
-	t := rt.timeoutWake(d, &w.p)
+	s.t.p = &w.p
+	rt.arm(d, &s.t)
 	rt.ex.Park(&w.p)
 	slowPoint()
-	rt.stopTimer(t)
+	s.t.Stop()
 	if w.p.reason.Load() == wakeCancel {
 		// The walk unlinked the hook (under j.mu) before it woke us: only
 		// the cause is left to read.

@@ -164,7 +164,7 @@ func (j *Job) wait(canceller *Job, kind uint8, timeout time.Duration, worker boo
 	// still fire it), no losing waker is left either.
 	reuse := reason == wakeDone && t == nil
 	if t != nil {
-		rt.stopTimer(t)
+		t.Stop()
 	}
 	if canceller != nil {
 		canceller.mu.Lock()
