@@ -201,6 +201,7 @@ func selectCases(j *Job, cases []SelectCase, block bool) (int, error) {
 			return -1, j.cancelledErr()
 		}
 	}
+	window(winSelectLocked, j)
 	var buf [4]*sync.Mutex
 	locks := buf[:0]
 	for _, c := range cases {

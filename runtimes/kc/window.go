@@ -16,4 +16,9 @@ const (
 	// and holds j.mu, and j is not yet Closing; the last hold's release,
 	// lock-free, may finish j now, and writing Closing must not undo that.
 	winBodyDoneClosing
+	// winSelectLocked: a Select by j has found no case ready in its first
+	// pass and has not yet locked its channels; a case may become ready
+	// and j be cancelled now, and the locked pass must judge both afresh
+	// (j's cancellation first, then the cases from the random start).
+	winSelectLocked
 )
