@@ -203,7 +203,7 @@ func guard(c Case, newRuntime func() (*kc.Runtime, error), phase *atomic.Int32) 
 func Cases() []Case {
 	var all []Case
 	for _, group := range [][]Case{matrixCases(), nurseryCases(), nurseryCancelCases(), shieldCases(), leaseCases(),
-		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), chanCases(), chanOrderCases(),
+		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), observeWaitCases(), chanCases(), chanOrderCases(),
 		selectCases(), selectMoreCases(), chanReuseCases(), actorCases(), actorCancelCases(), actorEdgeCases(),
 		treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), treeEndCases(), cancelWaitCases(),
 		stressCases(), shutdownCases()} {
