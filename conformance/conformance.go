@@ -206,7 +206,7 @@ func Cases() []Case {
 		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), observeWaitCases(), chanCases(), chanOrderCases(),
 		selectCases(), selectMoreCases(), chanReuseCases(), actorCases(), actorCancelCases(), actorEdgeCases(),
 		treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), treeEndCases(), cancelWaitCases(),
-		stressCases(), shutdownCases()} {
+		execEdgeCases(), stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
 	return all
