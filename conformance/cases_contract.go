@@ -17,6 +17,7 @@ func contractCases() []Case {
 		mk("ContextOfCompletedJob", "DESIGN Context: Done closed and Err set on every terminal state", contextOfCompletedJob),
 		mk("ValueInDetachedJob", "DESIGN Context: Value looks up the parent chain, then the Run context", valueInDetachedJob),
 		mk("NamedJobs", "DESIGN core API: Named", namedJobs),
+		mk("RuntimeName", "DESIGN core API: Name (WithName, else the executor's Name method, else \"custom\")", runtimeName),
 		mk("ResultNilUntilTerminal", "DESIGN core API: Result is nil while not terminal", resultNilUntilTerminal),
 		mk("CountersOfInterruptedWaits", "01 Observability: counters exactly once (waits woken by cancel or timeout; a cause replacing a timeout)", countersOfInterruptedWaits),
 		mk("SelectFairness", "05 Select: among ready cases one is chosen at random", selectFairness),
@@ -258,4 +259,28 @@ func countersOfInterruptedWaits(rt *kc.Runtime, p *probe) {
 			return nil
 		})
 	}))
+}
+
+// namedExec is borrowed with a Name method.
+type namedExec struct{ borrowed }
+
+func (namedExec) Name() string { return "conformance-executor" }
+
+// A Runtime's Name is the one WithName gives, else its executor's Name
+// method's, else "custom". A runtime that ignores WithName, or the
+// executor's name, reports another.
+func runtimeName(rt *kc.Runtime, p *probe) {
+	ex := rt.Executor()
+	for _, c := range []struct {
+		what string
+		rt   *kc.Runtime
+		want string
+	}{
+		{"a runtime made WithName", kc.New(namedExec{borrowed{ex}}, kc.WithName("conformance-name")), "conformance-name"},
+		{"a runtime over an executor with a Name method", kc.New(namedExec{borrowed{ex}}), "conformance-executor"},
+		{"a runtime over an executor without one", kc.New(borrowed{ex}), "custom"},
+	} {
+		eq(p, "Name of "+c.what, c.rt.Name(), c.want)
+		p.noErr("Close of "+c.what, c.rt.Close())
+	}
 }

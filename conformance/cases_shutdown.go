@@ -3,6 +3,7 @@ package conformance
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
@@ -15,6 +16,7 @@ func shutdownCases() []Case {
 		mk("CloseIdempotent", "05 Shutdown / draining", closeIdempotent),
 		mk("NoGoroutineLeft", "05 Shutdown / draining", noGoroutineLeft),
 		mk("CloseFromLockedThread", "05 Shutdown / draining; DESIGN Close", closeFromLockedThread),
+		mk("CloseWaitsForStaleTasks", "05 Shutdown / draining; DESIGN Backends: no goroutine left after Close, stale queue entries included", closeWaitsForStaleTasks),
 	}
 }
 
@@ -137,4 +139,50 @@ func settledGoroutines() int {
 		}
 	}
 	return n
+}
+
+// Close returns only once every task the executor was handed has
+// returned from Run, including the tasks of children their parent ran
+// inline (a Join of a child that had not started): their Run returns at
+// once, but the executor still holds them (on a goroutine, in a queue)
+// when the runtime's last job ends. The root runs many such children
+// inline just before it returns; the goroutines as Close returns are
+// counted as in GoroutinesGoneAtClose. An executor whose Close does not
+// wait for the tasks it was handed leaves the stale ones behind, on
+// goroutines of their own not yet run.
+func closeWaitsForStaleTasks(rt *kc.Runtime, p *probe) {
+	settledGoroutines()
+	base := goroutinesNow()
+	// Keep the other Ps busy meanwhile, so that an executor's goroutines
+	// that are still to run stay queued (not counted in base: counted
+	// below only if they outlive the case).
+	var stop atomic.Bool
+	var spinning sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) - 1 {
+		spinning.Add(1)
+		go func() {
+			defer spinning.Done()
+			for !stop.Load() {
+			}
+		}()
+	}
+	defer spinning.Wait()
+	defer stop.Store(true)
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		for range 500 {
+			c, err := j.Launch(nop)
+			if !p.job("Launch", c, err) {
+				return nil
+			}
+			if !p.noErr("Join", c.Join(j)) {
+				return nil
+			}
+		}
+		return nil
+	}))
+	p.noErr("Close", rt.Close())
+	spinners := runtime.GOMAXPROCS(0) - 1
+	if n := goroutinesNow() - spinners; n > base+closeSlack {
+		p.failf("goroutines as Close returned: got %d; want at most %d (%d before the case, %d on their way out)", n, base+closeSlack, base, closeSlack)
+	}
 }
