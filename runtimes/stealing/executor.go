@@ -270,6 +270,9 @@ func (e *Executor) anyWork() bool {
 			return true
 		}
 	}
+	if testHookNoWork != nil {
+		testHookNoWork()
+	}
 	return false
 }
 

@@ -20,6 +20,10 @@ var (
 	// to give its slot back (a Spawn before the worker's last look).
 	testHookIdle func()
 
+	// testHookNoWork: anyWork, after its loads found every queue empty,
+	// just before it reports so (a Spawn right after a worker's last look).
+	testHookNoWork func()
+
 	// testHookBatchSpin: Park, with each Parker it spins for with
 	// SpinBatch.
 	testHookBatchSpin func(*kc.Parker)

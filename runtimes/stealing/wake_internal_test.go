@@ -3,6 +3,7 @@ package stealing
 import (
 	"context"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -184,5 +185,110 @@ func TestIdleLooksAgain(t *testing.T) {
 	testHookIdle = nil
 	if !fired.Load() {
 		t.Error("the worker never went idle (the hook was not called)")
+	}
+}
+
+// A task spawned from outside just after the only worker, out of work,
+// made its last look at the queues: the worker gave its slot back before
+// that look (the Dekker pair with wake), so Spawn finds the slot free and
+// wakes a worker. A worker that looks first and gives its slot back after
+// has Spawn find every slot taken: nobody is woken, the worker goes idle,
+// and with no monitor to rescue it the task stays queued for ever.
+// testHookIdle marks the worker's idle path, and testHookNoWork spawns at
+// the end of the next look that finds nothing.
+func TestIdleGivesSlotBeforeLook(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New(Workers(1), withoutMonitor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := holdExecutor{spawned: make(chan *kc.Task, 2)}
+	rtA, rtB := kc.New(hold), kc.New(hold)
+	ranA, ranB := make(chan struct{}), make(chan struct{})
+	runErr := make(chan error, 2)
+	go func() { runErr <- rtA.Run(context.Background(), func(*kc.Job) error { close(ranA); return nil }) }()
+	taskA := <-hold.spawned
+	go func() { runErr <- rtB.Run(context.Background(), func(*kc.Job) error { close(ranB); return nil }) }()
+	taskB := <-hold.spawned
+
+	var idling, fired atomic.Bool
+	testHookIdle = func() { idling.Store(true) }
+	testHookNoWork = func() {
+		if idling.CompareAndSwap(true, false) && fired.CompareAndSwap(false, true) {
+			spawned := make(chan struct{})
+			go func() { e.Spawn(taskB); close(spawned) }() // from outside
+			<-spawned
+		}
+	}
+	e.Spawn(taskA) // starts the worker, which then runs out of work
+	<-ranA
+	select {
+	case <-ranB:
+	case <-time.After(5 * time.Second): // a watchdog: the task runs at once or never
+		t.Errorf("the task spawned just after the idle worker's last look did not run in 5 s: a lost wake-up; %+v\n%s", Snapshot(e), DumpRings(e))
+		e.wake() // the slot is free now: this wake starts a worker
+		<-ranB
+	}
+	for range 2 {
+		if err := <-runErr; err != nil {
+			t.Error(err)
+		}
+	}
+	rtA.Close()
+	rtB.Close()
+	e.Close()
+	testHookIdle, testHookNoWork = nil, nil
+	if !fired.Load() {
+		t.Error("the worker never made its idle look (the hook was not called)")
+	}
+}
+
+// Goroutines call wake at once on an idle executor, round after round.
+// The spinning token is taken by a CAS from 0, so however the calls
+// interleave, each spinner started is counted once, and once the spinners
+// have found nothing and gone idle both counters are back at 0. A token
+// taken with a load and a store lets two wakers take it together: two
+// spinners then count as one, the count ends below 0, and every later
+// wake, which wakes only while the count is 0, is skipped. No monitor,
+// which would hide that: its grants add to the count too.
+func TestConcurrentWakesSettle(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New(Workers(2), withoutMonitor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const wakers, rounds = 2, 20000
+	var done sync.WaitGroup
+	var ready atomic.Int32
+	end := time.Now().Add(2 * time.Second)
+	for round := 0; round < rounds && time.Now().Before(end); round++ {
+		// The wakers spin until both are there, then wake together.
+		done.Add(wakers)
+		ready.Store(0)
+		for range wakers {
+			go func() {
+				defer done.Done()
+				ready.Add(1)
+				for i := 0; ready.Load() < wakers; i++ {
+					if i%64 == 63 {
+						runtime.Gosched() // one P: let the other waker come
+					}
+				}
+				e.wake()
+			}()
+		}
+		done.Wait()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			s := Snapshot(e)
+			if s.Running == 0 && s.Spinning == 0 {
+				break
+			}
+			if s.Spinning < 0 || s.Running < 0 || time.Now().After(deadline) {
+				t.Fatalf("round %d: after concurrent wakes on an idle executor: %+v; want Running 0 and Spinning 0 once the spinners went idle", round, s)
+			}
+			runtime.Gosched()
+		}
 	}
 }
