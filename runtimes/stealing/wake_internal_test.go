@@ -292,3 +292,54 @@ func TestConcurrentWakesSettle(t *testing.T) {
 		}
 	}
 }
+
+// A body that blocks in a channel wait (a Quick Parker: Park's blocking
+// path, which keeps the goroutine) on the only worker, for a sender that
+// is still queued behind it: Park gives the worker's slot back and, work
+// being queued, wakes a worker, which runs the sender. No monitor, which
+// would otherwise add a worker after two ticks. Afterwards, with nothing
+// left to do, the counters settle: the slot given back and the debt the
+// body came back with are paid, so no slot stays counted.
+func TestChannelWaitCompensates(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New(Workers(1), withoutMonitor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(e)
+	done := make(chan error, 1)
+	go func() {
+		done <- rt.Run(context.Background(), func(j *kc.Job) error {
+			for range 20 {
+				ch, err := kc.NewChan[int](0)
+				if err != nil {
+					return err
+				}
+				if _, err := j.Launch(func(c *kc.Job) error { return ch.Send(c, 1) }); err != nil {
+					return err
+				}
+				if _, err := ch.Recv(j); err != nil { // the sender waits behind us
+					return err
+				}
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(5 * time.Second): // a watchdog: the sender runs at once or never
+		t.Fatalf("a body blocked in a channel Recv on the only worker: its sender did not run in 5 s; %+v\n%s", Snapshot(e), DumpRings(e))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s := Snapshot(e); s.Running != 0 || s.Spinning != 0 || s.Debt != 0; s = Snapshot(e) {
+		if time.Now().After(deadline) {
+			t.Fatalf("idle after channel waits on the blocking path: %+v; want Running, Spinning and Debt 0", s)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	rt.Close()
+	e.Close()
+}
