@@ -37,6 +37,7 @@ func contractCases() []Case {
 		mk("TimerLatency", "05 Sleep queue: latency bounded by the monitor's tick", timerLatency),
 		mk("OnCancelWhenCancelMeetsFinish", "02 HeapCancelNode: a cancellation that meets the job finishing runs its callbacks before it is terminal", onCancelWhenCancelMeetsFinish),
 		mk("SleepNeverEarly", "05 Sleep queue: no sleep returns before its duration, among many short timers due close together", sleepNeverEarly),
+		mk("SleepNotLate", "05 Sleep queue: a sleep returns soon after its duration, not a fraction of it later", sleepNotLate),
 		mk("OnCancelPanicAtOnce", "DESIGN Panics: an OnCancel callback run at once panics into its caller (a body: *PanicError)", onCancelPanicAtOnce),
 		mk("OnCancelGoexit", "DESIGN Panics (Goexit): an OnCancel callback that calls Goexit ends its own goroutine only; the job fails with ErrGoexit", onCancelGoexit),
 		mk("OnCancelOffCanceller", "02 HeapCancelNode, like context.AfterFunc: a cancel walk runs no callback on the cancelling goroutine", onCancelOffCanceller),

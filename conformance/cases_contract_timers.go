@@ -59,3 +59,34 @@ func sleepNeverEarly(rt *kc.Runtime, p *probe) {
 		return nil
 	}))
 }
+
+// sleepNotLateD is the sleep SleepNotLate measures, and sleepNotLateSlack
+// how much longer than it the fastest of sleepNotLateTries may take.
+const (
+	sleepNotLateD     = 30 * time.Millisecond
+	sleepNotLateSlack = sleepNotLateD / 4
+	sleepNotLateTries = 5
+)
+
+// A Sleep returns soon after its duration: the fastest of a few tries of
+// Sleep(30ms) within a quarter more. An executor whose timers fire a
+// fraction of their duration late (a duration scaled or rounded up to a
+// coarse step, a timer armed for the wrong span) fails; the slack, 7.5ms
+// in the best of five tries, is there for a loaded machine, and
+// TimerLatency bounds the lateness of short timers.
+func sleepNotLate(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		best := time.Duration(1<<63 - 1)
+		for range sleepNotLateTries {
+			start := time.Now()
+			if !p.noErr("Sleep", j.Sleep(sleepNotLateD)) {
+				return nil
+			}
+			if best = min(best, time.Since(start)); best <= sleepNotLateD+sleepNotLateSlack {
+				return nil
+			}
+		}
+		p.failf("Sleep(%v): the fastest of %d took %v; want at most %v", sleepNotLateD, sleepNotLateTries, best, sleepNotLateD+sleepNotLateSlack)
+		return nil
+	}))
+}

@@ -205,7 +205,7 @@ func Cases() []Case {
 	for _, group := range [][]Case{matrixCases(), nurseryCases(), nurseryCancelCases(), shieldCases(), leaseCases(),
 		scopeCases(), contextCases(), jobCases(), waitCases(), observeCases(), observeWaitCases(), chanCases(), chanOrderCases(),
 		selectCases(), selectMoreCases(), chanReuseCases(), actorCases(), actorCancelCases(), actorEdgeCases(),
-		treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), treeEndCases(), cancelWaitCases(),
+		treeEdgeCases(), modelFoundCases(), contractCases(), schedCases(), schedMoreCases(), treeEndCases(), cancelWaitCases(),
 		execEdgeCases(), stressCases(), shutdownCases()} {
 		all = append(all, group...)
 	}
