@@ -62,14 +62,19 @@
 // ring.put). A waker's units are provisional (it takes the spinning token, then
 // a slot, and gives both back if the add overshot the target), so after giving
 // them back wake looks at the counters again (see wake for the interleaving
-// this closes). Three tests check the invariant with the monitor out of the way
-// (MaxExtra(0), so a stall is never rescued, or no monitor at all):
-// TestWakeWithoutBackstop launches 3000 small bursts of tasks from one body
-// while the other worker keeps going idle, TestWakeOvershootRetire forces,
-// through a test hook in wake, the one interleaving known to have lost a
-// wake-up, and TestIdleLooksAgain spawns, through a test hook in findWork,
-// just before an idle worker's decrement, from outside. All three run in CI,
-// with and without the race detector.
+// this closes). Tests check the invariant with no monitor at all (with
+// MaxExtra(0) the monitor adds no worker, but it still moves a stuck P's
+// work to the injector and wakes a worker for it, which rescues a lost
+// wake-up): TestWakeWithoutBackstop launches 3000 small bursts of tasks
+// from one body while the other worker keeps going idle,
+// TestWakeOvershootRetire forces, through a test hook in wake, the one
+// interleaving known to have lost a wake-up, TestIdleLooksAgain spawns,
+// through a test hook in findWork, just before an idle worker's decrement,
+// from outside, and TestIdleGivesSlotBeforeLook, through one in anyWork,
+// just after its last look; TestConcurrentWakesSettle checks that
+// concurrent wakes count each spinner once, and TestChannelWaitCompensates
+// that Park's blocking path wakes a worker for the work queued behind it.
+// All of them run in CI, with and without the race detector.
 //
 // # Parking
 //

@@ -48,3 +48,7 @@ func CoroCounts(e *Executor) (live, capacity, pooled int) {
 
 // GMinCap is the g table's smallest capacity.
 const GMinCap = gMinCap
+
+// WithoutMonitor is New's option for a test that must show a task run with
+// no help from the monitor (see withoutMonitor).
+func WithoutMonitor() Option { return withoutMonitor() }

@@ -141,8 +141,9 @@ func TestNoLostWakeup(t *testing.T) {
 
 // A spawner that never gives its worker back (it polls for its children
 // with runtime.Gosched, which the executor cannot see) needs Spawn's wake:
-// with MaxExtra(0) the monitor cannot add a worker, so if a Spawn missed
-// the idle worker, the round would not finish until the spawner gave up
+// with no monitor (with MaxExtra(0) it would still move the stuck task to
+// the injector and wake a worker for it), if a Spawn missed the idle
+// worker, the round would not finish until the spawner gave up
 // (a generous 10 s; then its worker runs them). Each round spawns one to
 // four tasks, so it covers both the LIFO slot alone and tasks it displaces
 // to the FIFO (put's plain tail store), and finds the other worker running,
@@ -159,7 +160,7 @@ func TestNoLostWakeup(t *testing.T) {
 // 0.1 s under -race.
 func TestWakeWithoutBackstop(t *testing.T) {
 	testutil.NoLeak(t)
-	ex, rt := newExecutorRuntime(t, stealing.Workers(2), stealing.MaxExtra(0))
+	ex, rt := newExecutorRuntime(t, stealing.Workers(2), stealing.WithoutMonitor())
 	defer rt.Close()
 	testutil.Watchdog(t, 20*time.Second, func() {
 		err := rt.Run(context.Background(), func(j *kc.Job) error {

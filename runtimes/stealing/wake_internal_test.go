@@ -26,14 +26,15 @@ func (holdExecutor) Close() error                                 { return nil }
 // The interleaving of the lost wake-up TestWakeWithoutBackstop found, made
 // deterministic with testHookWake (see wake). Two worker slots, one held by
 // a worker stuck in a body that never looks at the queues, no monitor
-// rescue (MaxExtra(0)). Spawn publishes a task and finds a slot free; in
+// (with MaxExtra(0) it would still rescue the task: its unstick moves the
+// task to the injector and wakes a worker). Spawn publishes a task and finds a slot free; in
 // the window before its add, a worker going idle takes the free slot back
 // (it saw the task); in the window before Spawn's undo, that worker ends
 // another task and retires, since running (3, Spawn's provisional slot
 // included) is over the target. Spawn must still get the task run.
 func TestWakeOvershootRetire(t *testing.T) {
 	testutil.NoLeak(t)
-	e, err := New(Workers(2), MaxExtra(0))
+	e, err := New(Workers(2), withoutMonitor())
 	if err != nil {
 		t.Fatal(err)
 	}
