@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
@@ -13,6 +14,8 @@ import (
 func schedMoreCases() []Case {
 	return []Case{
 		mk("LockedBodyWaits", "05 park/unpark; DESIGN Backends: a body locked to its OS thread waits (Sleep, Join, Scope) and keeps running", lockedBodyWaits),
+		mk("YieldersBesideQueuedWork", "05 yield: bodies that yield while their siblings are queued; every sibling runs once", yieldersBesideQueuedWork),
+		mk("SiblingsEndAroundAWake", "05 park/unpark; 03 scope waits for its children: siblings that end around the wake of a sibling parked in a Join", siblingsEndAroundAWake),
 	}
 }
 
@@ -58,5 +61,103 @@ func lockedBodyWaits(rt *kc.Runtime, p *probe) {
 			}
 			return nil
 		})
+	}))
+}
+
+// siblingsRounds is how many scopes SiblingsEndAroundAWake runs.
+const siblingsRounds = 100
+
+// Round after round, a Scope's children end in a row on whatever worker
+// runs them, around the wake of a sibling parked in the Join of another:
+// nops, a short sleeper, its joiner, more nops. Every Scope must
+// end, with every child run. A backend that batches the releases of a
+// parent by the children that end on one worker, and drops (rather than
+// passes on or flushes) the batch when that worker switches to the
+// coroutine the wake readied, never ends the Scope: the case hangs.
+func siblingsEndAroundAWake(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		var ran atomic.Int32
+		nop := func(*kc.Job) error { ran.Add(1); return nil }
+		for round := range siblingsRounds {
+			ran.Store(0)
+			err := j.Scope(func(s *kc.Job) error {
+				for range 3 {
+					if _, err := s.Launch(nop); err != nil {
+						return err
+					}
+				}
+				k, err := s.Launch(func(c *kc.Job) error {
+					ran.Add(1)
+					return c.Sleep(time.Duration(round%4+1) * 25 * time.Microsecond)
+				})
+				if err != nil {
+					return err
+				}
+				if _, err := s.Launch(func(c *kc.Job) error { ran.Add(1); return k.Join(c) }); err != nil {
+					return err
+				}
+				for range 3 {
+					if _, err := s.Launch(nop); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if !p.noErr("Scope", err) || !eq(p, "children run in the scope", ran.Load(), 8) {
+				return nil
+			}
+		}
+		return nil
+	}))
+}
+
+// yieldersRounds and yieldersTasks size YieldersBesideQueuedWork.
+const (
+	yieldersRounds = 40
+	yieldersTasks  = 48
+)
+
+// Round after round, two bodies Yield until their queued siblings (each
+// busy for 2µs) have all run (a bounded number of times), so that workers take yielders back
+// from wherever a backend keeps them while tasks are still queued on other
+// workers' queues. Every sibling must run exactly once and every Scope end.
+// A backend that, looking for work, takes a yielder back and also takes a
+// queued task in the same look, and runs only the yielder, loses the task:
+// the Scope never ends and the case hangs.
+func yieldersBesideQueuedWork(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		var ran atomic.Int32
+		for range yieldersRounds {
+			ran.Store(0)
+			err := j.Scope(func(s *kc.Job) error {
+				for range 2 {
+					if _, err := s.Launch(func(c *kc.Job) error {
+						for i := 0; ran.Load() < yieldersTasks && i < 2000; i++ {
+							if err := c.Yield(); err != nil {
+								return err
+							}
+						}
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+				for range yieldersTasks {
+					if _, err := s.Launch(func(*kc.Job) error {
+						for t0 := time.Now(); time.Since(t0) < 2*time.Microsecond; {
+						}
+						ran.Add(1)
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if !p.noErr("Scope", err) || !eq(p, "siblings run", ran.Load(), yieldersTasks) {
+				return nil
+			}
+		}
+		return nil
 	}))
 }
