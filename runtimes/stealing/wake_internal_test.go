@@ -344,3 +344,53 @@ func TestChannelWaitCompensates(t *testing.T) {
 	rt.Close()
 	e.Close()
 }
+
+// A burst of two spawns wakes one worker: the second Spawn sees the first
+// one's spinner and skips its wake (Go's wakep). The spinner that takes
+// one of the tasks is the last spinner, so it wakes a worker for the other
+// (stopSpinning, Go's resetspinning). Here nobody else would run it: the
+// spawning body then blocks on a Go channel until both tasks have run,
+// and the tasks wait for each other, with three worker slots and no
+// monitor to add a worker.
+func TestLastSpinnerWakesNext(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New(Workers(3), withoutMonitor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(e)
+	var round, arrived atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		done <- rt.Run(context.Background(), func(j *kc.Job) error {
+			for ; round.Load() < 50; round.Add(1) {
+				arrived.Store(0)
+				all := make(chan struct{})
+				pair := func(*kc.Job) error {
+					if arrived.Add(1) == 2 {
+						close(all)
+					}
+					<-all
+					return nil
+				}
+				for range 2 {
+					if _, err := j.Launch(pair); err != nil {
+						return err
+					}
+				}
+				<-all // blocks this worker where the executor cannot see
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(10 * time.Second): // a watchdog: each round takes microseconds, or never ends
+		t.Fatalf("round %d: %d of 2 tasks ran in 10 s: the spinner that took one woke no worker for the other; %+v\n%s", round.Load(), arrived.Load(), Snapshot(e), DumpRings(e))
+	}
+	rt.Close()
+	e.Close()
+}
