@@ -394,3 +394,48 @@ func TestLastSpinnerWakesNext(t *testing.T) {
 	rt.Close()
 	e.Close()
 }
+
+// A body that calls runtime.Goexit ends its worker's driver; the driver's
+// deferred handler gives the slot back and, work being queued, wakes a
+// replacement. Here the only worker's task Goexits with its sibling still
+// queued behind it, and no monitor would add a worker: the sibling runs
+// only if the handler wakes one.
+func TestGoexitWakesReplacement(t *testing.T) {
+	testutil.NoLeak(t)
+	e, err := New(Workers(1), withoutMonitor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(e)
+	var ran atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		done <- rt.Run(context.Background(), func(j *kc.Job) error {
+			return j.SupervisorScope(func(s *kc.Job) error {
+				for range 10 {
+					// One worker, LIFO: the second launch runs first.
+					if _, err := s.Launch(func(*kc.Job) error { ran.Add(1); return nil }); err != nil {
+						return err
+					}
+					if _, err := s.Launch(func(*kc.Job) error { runtime.Goexit(); return nil }); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(10 * time.Second): // a watchdog: the siblings run at once or never
+		t.Fatalf("after bodies that called Goexit: %d of 10 siblings ran in 10 s; %+v\n%s", ran.Load(), Snapshot(e), DumpRings(e))
+	}
+	if n := ran.Load(); n != 10 {
+		t.Errorf("siblings run: %d; want 10", n)
+	}
+	rt.Close()
+	e.Close()
+}
