@@ -15,6 +15,7 @@ func schedMoreCases() []Case {
 	return []Case{
 		mk("LockedBodyWaits", "05 park/unpark; DESIGN Backends: a body locked to its OS thread waits (Sleep, Join, Scope) and keeps running", lockedBodyWaits),
 		mk("YieldersBesideQueuedWork", "05 yield: bodies that yield while their siblings are queued; every sibling runs once", yieldersBesideQueuedWork),
+		mk("GoexitAfterSiblings", "DESIGN Panics (Goexit): a body's Goexit right after its siblings ended on the same worker", goexitAfterSiblings),
 		mk("SiblingsEndAroundAWake", "05 park/unpark; 03 scope waits for its children: siblings that end around the wake of a sibling parked in a Join", siblingsEndAroundAWake),
 	}
 }
@@ -155,6 +156,44 @@ func yieldersBesideQueuedWork(rt *kc.Runtime, p *probe) {
 				return nil
 			})
 			if !p.noErr("Scope", err) || !eq(p, "siblings run", ran.Load(), yieldersTasks) {
+				return nil
+			}
+		}
+		return nil
+	}))
+}
+
+// goexitRounds is how many supervisor scopes GoexitAfterSiblings runs.
+const goexitRounds = 50
+
+// Round after round, a supervisor scope's children: one that calls
+// runtime.Goexit, launched first, and eight that end at once. On a backend
+// that runs a parent's children one after another on a worker, some of
+// them end just before the Goexit on the same worker. Every scope must
+// end, with its eight siblings run and the Goexit child failed with
+// ErrGoexit. A backend that batches the releases of a parent by the
+// children that end on one worker, and loses the batch when a body's
+// Goexit ends that worker's goroutine (no deferred flush), never ends the
+// scope: the case hangs.
+func goexitAfterSiblings(rt *kc.Runtime, p *probe) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		var ran atomic.Int32
+		for range goexitRounds {
+			ran.Store(0)
+			var g *kc.Job
+			err := j.SupervisorScope(func(s *kc.Job) error {
+				var err error
+				if g, err = s.Launch(func(*kc.Job) error { runtime.Goexit(); return nil }); err != nil {
+					return err
+				}
+				for range 8 {
+					if _, err := s.Launch(func(*kc.Job) error { ran.Add(1); return nil }); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if !p.noErr("SupervisorScope", err) || !eq(p, "siblings run", ran.Load(), 8) || !p.is("Result of the child that called Goexit", g.Result(), kc.ErrGoexit) {
 				return nil
 			}
 		}
