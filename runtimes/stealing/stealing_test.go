@@ -334,3 +334,45 @@ func TestIdleSettles(t *testing.T) {
 		}
 	})
 }
+
+// A chain of 4000 tasks, each blocked on a Go channel until the one after
+// it has run, all blocked at once: the monitor must grant as many
+// temporary workers, and it doubles its grants while stalled ticks follow
+// each other, so the chain ends within a few dozen ticks of 500 µs (the
+// package doc: thousands of blocked tasks get their goroutines in
+// milliseconds); it takes about 0.1 s here, 0.5 s under -race. A monitor
+// that grants one worker per stuck queue per tick needs thousands of
+// ticks (about 8 s measured). The bound is 2 s.
+func TestBlockedChainGrantsDouble(t *testing.T) {
+	testutil.NoLeak(t)
+	rt := newRuntime(t, stealing.Workers(1))
+	defer rt.Close()
+	const n = 4000
+	testutil.Watchdog(t, 20*time.Second, func() {
+		done := make([]chan struct{}, n) // task i closes done[i]
+		for i := range done {
+			done[i] = make(chan struct{})
+		}
+		start := time.Now()
+		err := rt.Run(context.Background(), func(j *kc.Job) error {
+			for i := range n {
+				if _, err := j.Launch(func(*kc.Job) error {
+					if i < n-1 {
+						<-done[i+1] // invisible to the runtime
+					}
+					close(done[i])
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("a chain of %d tasks blocked on Go channels took %v; want at most 2s (the monitor's grants double while stalls last)", n, d)
+		}
+	})
+}
