@@ -109,6 +109,9 @@ func (e *Executor) monitor() {
 				burst = 0 // a new run of stalls
 			}
 			k := min(max(stuck, burst), e.cap-extra, queued)
+			if testHookStalled != nil {
+				testHookStalled(k)
+			}
 			burst, quiet = burst+k, 0
 			e.sched.extra.Add(k)
 			for range k {

@@ -20,6 +20,10 @@ var (
 	// to give its slot back (a Spawn before the worker's last look).
 	testHookIdle func()
 
+	// testHookStalled: monitor, on each tick that found a stuck queue,
+	// with the number of temporary workers it grants.
+	testHookStalled func(granted int32)
+
 	// testHookNoWork: anyWork, after its loads found every queue empty,
 	// just before it reports so (a Spawn right after a worker's last look).
 	testHookNoWork func()
