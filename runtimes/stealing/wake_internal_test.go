@@ -144,6 +144,29 @@ func withoutMonitor() Option {
 // a worker that went idle without that look leaves the task queued for
 // ever.
 func TestIdleLooksAgain(t *testing.T) {
+	var fired atomic.Bool
+	spawnLate(t, "the task spawned as the worker went idle", func(spawn func()) {
+		testHookIdle = func() {
+			if fired.CompareAndSwap(false, true) {
+				spawn() // from outside, with the worker's slot still taken
+			}
+		}
+	})
+	testHookIdle = nil
+	if !fired.Load() {
+		t.Error("the worker never went idle (the hook was not called)")
+	}
+}
+
+// spawnLate runs two one-task runtimes on an executor with one worker and
+// no monitor: the first's task starts the worker, and arm installs the
+// test hooks that spawn the second's task (spawn, from another goroutine,
+// returning once Spawn has) at the moment under test. The second task
+// must run: a 5 s watchdog fails the test naming what (a lost wake-up, or
+// a hook that never ran), then wakes a worker or spawns the task itself so
+// that the test can end.
+func spawnLate(t *testing.T, what string, arm func(spawn func())) {
+	t.Helper()
 	testutil.NoLeak(t)
 	e, err := New(Workers(1), withoutMonitor())
 	if err != nil {
@@ -157,22 +180,25 @@ func TestIdleLooksAgain(t *testing.T) {
 	taskA := <-hold.spawned
 	go func() { runErr <- rtB.Run(context.Background(), func(*kc.Job) error { close(ranB); return nil }) }()
 	taskB := <-hold.spawned
-
-	var fired atomic.Bool
-	testHookIdle = func() {
-		if fired.CompareAndSwap(false, true) {
-			spawned := make(chan struct{})
-			go func() { e.Spawn(taskB); close(spawned) }() // from outside, with the worker's slot still taken
-			<-spawned
-		}
-	}
+	var spawnedB atomic.Bool
+	arm(func() {
+		spawned := make(chan struct{})
+		go func() { e.Spawn(taskB); close(spawned) }()
+		<-spawned
+		spawnedB.Store(true)
+	})
 	e.Spawn(taskA) // starts the worker, which then runs out of work
 	<-ranA
 	select {
 	case <-ranB:
 	case <-time.After(5 * time.Second): // a watchdog: the task runs at once or never
-		t.Errorf("the task spawned as the worker went idle did not run in 5 s: a lost wake-up; %+v\n%s", Snapshot(e), DumpRings(e))
-		e.wake() // the slot is free now: this wake starts a worker
+		if !spawnedB.Load() {
+			t.Errorf("%s: the hook that spawns it never ran in 5 s", what)
+			e.Spawn(taskB)
+		} else {
+			t.Errorf("%s did not run in 5 s: a lost wake-up; %+v\n%s", what, Snapshot(e), DumpRings(e))
+			e.wake() // the slot is free now: this wake starts a worker
+		}
 		<-ranB
 	}
 	for range 2 {
@@ -183,10 +209,6 @@ func TestIdleLooksAgain(t *testing.T) {
 	rtA.Close()
 	rtB.Close()
 	e.Close()
-	testHookIdle = nil
-	if !fired.Load() {
-		t.Error("the worker never went idle (the hook was not called)")
-	}
 }
 
 // A task spawned from outside just after the only worker, out of work,
@@ -198,46 +220,15 @@ func TestIdleLooksAgain(t *testing.T) {
 // testHookIdle marks the worker's idle path, and testHookNoWork spawns at
 // the end of the next look that finds nothing.
 func TestIdleGivesSlotBeforeLook(t *testing.T) {
-	testutil.NoLeak(t)
-	e, err := New(Workers(1), withoutMonitor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	hold := holdExecutor{spawned: make(chan *kc.Task, 2)}
-	rtA, rtB := kc.New(hold), kc.New(hold)
-	ranA, ranB := make(chan struct{}), make(chan struct{})
-	runErr := make(chan error, 2)
-	go func() { runErr <- rtA.Run(context.Background(), func(*kc.Job) error { close(ranA); return nil }) }()
-	taskA := <-hold.spawned
-	go func() { runErr <- rtB.Run(context.Background(), func(*kc.Job) error { close(ranB); return nil }) }()
-	taskB := <-hold.spawned
-
 	var idling, fired atomic.Bool
-	testHookIdle = func() { idling.Store(true) }
-	testHookNoWork = func() {
-		if idling.CompareAndSwap(true, false) && fired.CompareAndSwap(false, true) {
-			spawned := make(chan struct{})
-			go func() { e.Spawn(taskB); close(spawned) }() // from outside
-			<-spawned
+	spawnLate(t, "the task spawned just after the idle worker's last look", func(spawn func()) {
+		testHookIdle = func() { idling.Store(true) }
+		testHookNoWork = func() {
+			if idling.CompareAndSwap(true, false) && fired.CompareAndSwap(false, true) {
+				spawn() // from outside
+			}
 		}
-	}
-	e.Spawn(taskA) // starts the worker, which then runs out of work
-	<-ranA
-	select {
-	case <-ranB:
-	case <-time.After(5 * time.Second): // a watchdog: the task runs at once or never
-		t.Errorf("the task spawned just after the idle worker's last look did not run in 5 s: a lost wake-up; %+v\n%s", Snapshot(e), DumpRings(e))
-		e.wake() // the slot is free now: this wake starts a worker
-		<-ranB
-	}
-	for range 2 {
-		if err := <-runErr; err != nil {
-			t.Error(err)
-		}
-	}
-	rtA.Close()
-	rtB.Close()
-	e.Close()
+	})
 	testHookIdle, testHookNoWork = nil, nil
 	if !fired.Load() {
 		t.Error("the worker never made its idle look (the hook was not called)")
