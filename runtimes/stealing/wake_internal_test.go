@@ -430,3 +430,73 @@ func TestGoexitWakesReplacement(t *testing.T) {
 	rt.Close()
 	e.Close()
 }
+
+// retire gives up the caller's slot only while running is over the
+// target, also when several workers over the target retire at once: from
+// target+1, exactly one of them does. A retire that takes running below
+// the target leaves a slot uncounted by a worker that never looked at the
+// queues, and a task queued then may wait for the monitor.
+func TestRetireKeepsTarget(t *testing.T) {
+	e, err := New(Workers(2), withoutMonitor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	defer e.sched.running.Store(0)
+	e.sched.running.Store(2)
+	if e.retire() || e.sched.running.Load() != 2 {
+		t.Fatalf("retire at the target: it retired, or running is %d; want no retire and 2", e.sched.running.Load())
+	}
+	for round := range 2000 {
+		e.sched.running.Store(3)
+		var retired atomic.Int32
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				if e.retire() {
+					retired.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if n, r := retired.Load(), e.sched.running.Load(); n != 1 || r != 2 {
+			t.Fatalf("round %d: three workers retire at once from running 3 (target 2): %d retired, running %d; want 1 and 2", round, n, r)
+		}
+	}
+}
+
+// payDebt takes each unit of debt once, also when many workers pay at
+// once from one shard: the units taken add up to the debt recorded. A payer that takes a
+// unit another payer took too leaves a worker that should have gone on
+// running tasks gone, with its slot still counted.
+func TestPayDebtOnce(t *testing.T) {
+	e, err := New(Workers(2), withoutMonitor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const units, payers = 5000, 2
+	end := time.Now().Add(200 * time.Millisecond)
+	for round := 0; time.Now().Before(end); round++ {
+		e.debt[0].n.Store(units) // one shard: payers on every P take from it
+		var paid, ready atomic.Int32
+		var wg sync.WaitGroup
+		for range payers {
+			wg.Go(func() {
+				ready.Add(1)
+				for i := 0; ready.Load() < payers; i++ { // all pay at once
+					if i%64 == 63 {
+						runtime.Gosched()
+					}
+				}
+				for e.payDebt() {
+					paid.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if p := paid.Load(); p != units {
+			t.Fatalf("round %d: %d payers took %d units of a debt of %d; want each unit taken once", round, payers, p, units)
+		}
+	}
+}
