@@ -9,8 +9,9 @@ import (
 )
 
 // schedMoreCases hold the backends to more scheduler contract points:
-// waits of bodies that hold their OS thread, and bodies started on
-// goroutines that a backend's own goroutines used before.
+// waits of bodies that hold their OS thread, children of one parent that
+// end around a sibling's wake or Goexit, and bodies that yield while their
+// siblings are queued.
 func schedMoreCases() []Case {
 	return []Case{
 		mk("LockedBodyWaits", "05 park/unpark; DESIGN Backends: a body locked to its OS thread waits (Sleep, Join, Scope) and keeps running", lockedBodyWaits),
