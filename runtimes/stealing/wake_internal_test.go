@@ -2,6 +2,7 @@ package stealing
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -285,6 +286,23 @@ func TestConcurrentWakesSettle(t *testing.T) {
 	}
 }
 
+// runWatched runs body as the root of rt, on e, under a watchdog of d: if
+// Run has not returned by then, it fails the test with what() and e's
+// counters and rings (a task that never ran: a lost wake-up).
+func runWatched(t *testing.T, e *Executor, rt *kc.Runtime, d time.Duration, what func() string, body kc.Func) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- rt.Run(context.Background(), body) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(d):
+		t.Fatalf("%s; %+v\n%s", what(), Snapshot(e), DumpRings(e))
+	}
+}
+
 // A body that blocks in a channel wait (a Quick Parker: Park's blocking
 // path, which keeps the goroutine) on the only worker, for a sender that
 // is still queued behind it: Park gives the worker's slot back and, work
@@ -299,32 +317,24 @@ func TestChannelWaitCompensates(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := kc.New(e)
-	done := make(chan error, 1)
-	go func() {
-		done <- rt.Run(context.Background(), func(j *kc.Job) error {
-			for range 20 {
-				ch, err := kc.NewChan[int](0)
-				if err != nil {
-					return err
-				}
-				if _, err := j.Launch(func(c *kc.Job) error { return ch.Send(c, 1) }); err != nil {
-					return err
-				}
-				if _, err := ch.Recv(j); err != nil { // the sender waits behind us
-					return err
-				}
+	// The sender runs at once or never.
+	runWatched(t, e, rt, 5*time.Second, func() string {
+		return "a body blocked in a channel Recv on the only worker: its sender did not run in 5 s"
+	}, func(j *kc.Job) error {
+		for range 20 {
+			ch, err := kc.NewChan[int](0)
+			if err != nil {
+				return err
 			}
-			return nil
-		})
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Error(err)
+			if _, err := j.Launch(func(c *kc.Job) error { return ch.Send(c, 1) }); err != nil {
+				return err
+			}
+			if _, err := ch.Recv(j); err != nil { // the sender waits behind us
+				return err
+			}
 		}
-	case <-time.After(5 * time.Second): // a watchdog: the sender runs at once or never
-		t.Fatalf("a body blocked in a channel Recv on the only worker: its sender did not run in 5 s; %+v\n%s", Snapshot(e), DumpRings(e))
-	}
+		return nil
+	})
 	deadline := time.Now().Add(5 * time.Second)
 	for s := Snapshot(e); s.Running != 0 || s.Spinning != 0 || s.Debt != 0; s = Snapshot(e) {
 		if time.Now().After(deadline) {
@@ -351,37 +361,29 @@ func TestLastSpinnerWakesNext(t *testing.T) {
 	}
 	rt := kc.New(e)
 	var round, arrived atomic.Int32
-	done := make(chan error, 1)
-	go func() {
-		done <- rt.Run(context.Background(), func(j *kc.Job) error {
-			for ; round.Load() < 50; round.Add(1) {
-				arrived.Store(0)
-				all := make(chan struct{})
-				pair := func(*kc.Job) error {
-					if arrived.Add(1) == 2 {
-						close(all)
-					}
-					<-all
-					return nil
+	// Each round takes microseconds, or never ends.
+	runWatched(t, e, rt, 10*time.Second, func() string {
+		return fmt.Sprintf("round %d: %d of 2 tasks ran in 10 s: the spinner that took one woke no worker for the other", round.Load(), arrived.Load())
+	}, func(j *kc.Job) error {
+		for ; round.Load() < 50; round.Add(1) {
+			arrived.Store(0)
+			all := make(chan struct{})
+			pair := func(*kc.Job) error {
+				if arrived.Add(1) == 2 {
+					close(all)
 				}
-				for range 2 {
-					if _, err := j.Launch(pair); err != nil {
-						return err
-					}
-				}
-				<-all // blocks this worker where the executor cannot see
+				<-all
+				return nil
 			}
-			return nil
-		})
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Error(err)
+			for range 2 {
+				if _, err := j.Launch(pair); err != nil {
+					return err
+				}
+			}
+			<-all // blocks this worker where the executor cannot see
 		}
-	case <-time.After(10 * time.Second): // a watchdog: each round takes microseconds, or never ends
-		t.Fatalf("round %d: %d of 2 tasks ran in 10 s: the spinner that took one woke no worker for the other; %+v\n%s", round.Load(), arrived.Load(), Snapshot(e), DumpRings(e))
-	}
+		return nil
+	})
 	rt.Close()
 	e.Close()
 }
@@ -399,31 +401,23 @@ func TestGoexitWakesReplacement(t *testing.T) {
 	}
 	rt := kc.New(e)
 	var ran atomic.Int32
-	done := make(chan error, 1)
-	go func() {
-		done <- rt.Run(context.Background(), func(j *kc.Job) error {
-			return j.SupervisorScope(func(s *kc.Job) error {
-				for range 10 {
-					// One worker, LIFO: the second launch runs first.
-					if _, err := s.Launch(func(*kc.Job) error { ran.Add(1); return nil }); err != nil {
-						return err
-					}
-					if _, err := s.Launch(func(*kc.Job) error { runtime.Goexit(); return nil }); err != nil {
-						return err
-					}
+	// The siblings run at once or never.
+	runWatched(t, e, rt, 10*time.Second, func() string {
+		return fmt.Sprintf("after bodies that called Goexit: %d of 10 siblings ran in 10 s", ran.Load())
+	}, func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			for range 10 {
+				// One worker, LIFO: the second launch runs first.
+				if _, err := s.Launch(func(*kc.Job) error { ran.Add(1); return nil }); err != nil {
+					return err
 				}
-				return nil
-			})
+				if _, err := s.Launch(func(*kc.Job) error { runtime.Goexit(); return nil }); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Error(err)
-		}
-	case <-time.After(10 * time.Second): // a watchdog: the siblings run at once or never
-		t.Fatalf("after bodies that called Goexit: %d of 10 siblings ran in 10 s; %+v\n%s", ran.Load(), Snapshot(e), DumpRings(e))
-	}
+	})
 	if n := ran.Load(); n != 10 {
 		t.Errorf("siblings run: %d; want 10", n)
 	}
