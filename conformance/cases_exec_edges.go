@@ -79,11 +79,11 @@ func detachedChildAmongSiblings(rt *kc.Runtime, p *probe) {
 	}))
 }
 
-// hintExec lends an executor to a second Runtime, as borrowed does, and
-// shows each Parker to onPark on the waiting goroutine before the lent
-// executor parks it.
+// hintExec lends an executor to a second Runtime (borrowed) and shows
+// each Parker to onPark on the waiting goroutine before the lent executor
+// parks it.
 type hintExec struct {
-	kc.Executor
+	borrowed
 	onPark atomic.Pointer[func(*kc.Parker)]
 }
 
@@ -93,8 +93,6 @@ func (h *hintExec) Park(pk *kc.Parker) {
 	}
 	h.Executor.Park(pk)
 }
-
-func (*hintExec) Close() error { return nil }
 
 // parkHints is what a Parker told the executor.
 type parkHints struct{ worker, quick, batch bool }
@@ -116,7 +114,7 @@ func hintsOf(pk *kc.Parker) parkHints { return parkHints{pk.Worker(), pk.Quick()
 // compensation, and one whose Spin misses a wake makes it block a worker
 // that could have gone on.
 func parkHintsCase(rt *kc.Runtime, p *probe) {
-	hx := &hintExec{Executor: rt.Executor()}
+	hx := &hintExec{borrowed: borrowed{rt.Executor()}}
 	var (
 		mu     sync.Mutex
 		parks  int

@@ -79,12 +79,12 @@ const siblingsRounds = 100
 func siblingsEndAroundAWake(rt *kc.Runtime, p *probe) {
 	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
 		var ran atomic.Int32
-		nop := func(*kc.Job) error { ran.Add(1); return nil }
+		counted := func(*kc.Job) error { ran.Add(1); return nil }
 		for round := range siblingsRounds {
 			ran.Store(0)
 			err := j.Scope(func(s *kc.Job) error {
 				for range 3 {
-					if _, err := s.Launch(nop); err != nil {
+					if _, err := s.Launch(counted); err != nil {
 						return err
 					}
 				}
@@ -99,7 +99,7 @@ func siblingsEndAroundAWake(rt *kc.Runtime, p *probe) {
 					return err
 				}
 				for range 3 {
-					if _, err := s.Launch(nop); err != nil {
+					if _, err := s.Launch(counted); err != nil {
 						return err
 					}
 				}
