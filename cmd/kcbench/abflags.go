@@ -47,15 +47,6 @@ func (f *abFlags) register(fs *flag.FlagSet, rounds int) {
 	fs.StringVar(&f.cpus, "cpus", "", "A/B: run both builds on these CPUs, a comma-separated `list` (linux only; GOMAXPROCS follows)")
 }
 
-// abFlagNames returns the names of the flags register adds.
-func abFlagNames() []string {
-	fs := flag.NewFlagSet("", flag.ContinueOnError)
-	new(abFlags).register(fs, 1)
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	return names
-}
-
 // config checks the flags and returns the engine configuration (without
 // rows and sides) and the drivers' extra environment.
 func (f *abFlags) config() (ab.Config, []string, error) {

@@ -129,7 +129,7 @@ func runCalibrate(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return usageError("calibrate takes no arguments, got %q", fs.Args())
 	}
-	if err := onlyIn(fs, "with -ab", append(abFlagNames(), "backend", "format", "raw", "from-raw", "tune")...); err != nil {
+	if err := onlyIn(fs, "with -ab", marked(fs, "A/B: ", "-ab: ")...); err != nil {
 		return err
 	}
 	if err := runner.ParseBenchtime(*benchtime); err != nil {

@@ -146,7 +146,7 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 		}
 		return runGateAB(stdout, stderr, abGate{ref: *baseRef, bench: *bench, backends: *backends, latency: *latency, filter: filter, filterQuery: *filterFlag}, &abf, opts)
 	}
-	if err := onlyIn(fs, "with -base", append(abFlagNames(), "bench", "backends", "latency")...); err != nil {
+	if err := onlyIn(fs, "with -base", marked(fs, "A/B: ")...); err != nil {
 		return err
 	}
 	switch {

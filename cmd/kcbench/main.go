@@ -94,6 +94,22 @@ func onlyIn(fs *flag.FlagSet, where string, names ...string) error {
 	}
 }
 
+// marked returns the names of fs's flags whose usage starts with one of
+// prefixes: the help's mark of a flag that one mode alone takes ("A/B: ",
+// "-ab: "), so that the mark and onlyIn's check cannot disagree.
+func marked(fs *flag.FlagSet, prefixes ...string) []string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) {
+		for _, p := range prefixes {
+			if strings.HasPrefix(f.Usage, p) {
+				names = append(names, f.Name)
+				return
+			}
+		}
+	})
+	return names
+}
+
 // bound is one range check of a numeric flag: ok says whether the flag's
 // value keeps to it, want what the value must be ("at least 1").
 type bound struct {
