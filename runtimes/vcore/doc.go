@@ -26,9 +26,10 @@
 // An owner looks at its next slot and its inbox, the global queue (the
 // global queue and its inbox first, every 61st poll: the fairness rule,
 // so that a task that keeps launching its successor into the next slot
-// starves neither), then steals from other inboxes; an
-// owner about to sleep also takes another core's next slot, and sysmon
-// moves a task that sat in one for a whole tick to the global queue.
+// starves neither), then steals from other inboxes and from other cores'
+// ready queues holding more than one context; an owner about to sleep also
+// takes another core's next slot or a lone ready context, and sysmon moves
+// a task that sat in a next slot for a whole tick to the global queue.
 //
 // Owners (core.go, worker.go, idle.go, pool.go, ctx.go, drive.go). A core's
 // word holds its owner's id and one of four coreStates (Free, Running,
@@ -63,15 +64,16 @@
 //     owner on an idle context. The wake puts the context on the ready queue of
 //     the core it parked on (soft affinity) and kicks that core; an owner that
 //     finds it there (its own core's queue first, then other cores' as it
-//     steals) hands it its core and goes to the pool, and its driver resumes
-//     it, prefetching the next context of the queue meanwhile (its record, its
-//     g and its stack: the memory of a task parked long ago is cold). A context
-//     locks its thread while it runs a task and unlocks it before every switch:
-//     a switch away from a locked goroutine, or to a coroutine from a thread
-//     other than the one it was made locked on, makes the Go runtime throw. A
-//     body that holds a thread lock of its own when it parks, and a Quick wait
-//     (a channel partner) after its spin, park as a goroutine instead (below),
-//     their driver blocked with them.
+//     steals: a lone one only before it sleeps) hands it its core and goes
+//     to the pool, and its driver resumes it, prefetching the next context of
+//     the queue meanwhile (its record, its g and its stack: the memory of a
+//     task parked long ago is cold). A context locks its thread while it
+//     runs a task and unlocks it before every switch: a switch away from a
+//     locked goroutine, or to a coroutine from a thread other than the one it
+//     was made locked on, makes the Go runtime throw. A body that holds a
+//     thread lock of its own when it parks, and a Quick wait (a channel
+//     partner) after its spin, park as a goroutine instead (below), their
+//     driver blocked with them.
 //   - As a goroutine, otherwise: the goroutine waits, then takes its
 //     previous core back if it is Free (soft affinity), else any Free core,
 //     else finishes its body on a plain goroutine and retires to the pool
@@ -264,7 +266,8 @@
 // child runs. With owners as contexts the joiner owns a core: its child
 // goes to the core's next slot, its join suspends it and hands the core to
 // a fresh owner, which runs the child and, finding the joiner ready, hands
-// the core back. With owners as goroutines the joiner, coreless once a park
+// the core back (the other core's spinner leaves a lone ready context to
+// its core: stealing the joiner moved every third op across cores). With owners as goroutines the joiner, coreless once a park
 // of its found no core free, sends each child to an inbox, where a spinning
 // owner, or a sleeping one woken onto the joiner's P, runs it; were every
 // owner to spin, the child would go mostly to a spinner on the other P and

@@ -60,10 +60,11 @@ func (e *Executor) tighten(w *worker) {
 // queue, then other inboxes and ready queues). Out of work, the owner
 // spins for the configured budget if it may (startSpin: pinned owners and
 // contexts always, other owners while fewer than half the cores' owners
-// spin), then takes another core's next slot (stealNext) and sleeps; an
-// owner that may not spin sleeps at once. It returns nothing when the
-// executor stops or when w lost c. A task comes back with w locked; a
-// context or nothing may leave w loosened. Stale entries (Finished tasks)
+// spin), then takes another core's next slot (stealNext) or the head of
+// another core's ready queue (stealReady) and sleeps; an owner that may
+// not spin sleeps at once. It returns nothing when the executor stops or
+// when w lost c. A task comes back with w locked; a context or nothing
+// may leave w loosened. Stale entries (Finished tasks)
 // are dropped here, so that an owner draining them neither locks its
 // thread nor yields for each.
 //
@@ -145,6 +146,10 @@ func (e *Executor) findWork(w *worker, c *core) (*kc.Task, *ctx) {
 				e.nspinning.Add(-1)
 				e.tighten(w)
 				return t, nil
+			}
+			if r := e.stealReady(c); r != nil {
+				e.nspinning.Add(-1)
+				return nil, r
 			}
 			e.nspinning.Add(-1)
 			spinning = false

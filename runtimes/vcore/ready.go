@@ -17,7 +17,8 @@ type readyQueue struct {
 	// without it as the queue's emptiness hint, which is the pusher's
 	// half of the sleep handshake (core.go): Resume adds to n, then
 	// kicks (loads the core's word); a sleeper stores Sleeping, then
-	// loads n (idle).
+	// loads n (idle). Other cores' owners also load it as a length
+	// hint (poll leaves a lone context to the core's owner).
 	n    atomic.Int32
 	mu   sync.Mutex
 	head *ctx // under mu; linked through link

@@ -255,7 +255,14 @@ func (e *Executor) handOn(me uint64, c *core, d *stash) *ctx {
 // inbox come before the next slot, which a task that keeps launching its
 // successor keeps full (TestInboxNotStarvedByNext). It returns a task or a
 // context, or neither. Other cores' next slots are left to their owners
-// (stealNext takes them only before a sleep).
+// (stealNext takes them only before a sleep), and so is a lone context in
+// another core's ready queue (stealReady, likewise): a task that launches
+// a child and joins it parks, the core's next owner runs the child, and
+// the child's end puts the joiner, alone, on that core's ready queue,
+// where the owner finds it as soon as the child has returned. A spinner
+// that took it instead moved the op to the other core, with the joiner's
+// memory and the core's queues (TestLoneReadyStaysHome); a queue of two or
+// more holds work for both.
 func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
 	if !c.ready.empty() {
 		if r := popReady(c); r != nil {
@@ -287,7 +294,7 @@ func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
 			e.stats.steals.Add(1)
 			return t, nil
 		}
-		if !v.ready.empty() {
+		if v.ready.n.Load() > 1 {
 			if r := popReady(v); r != nil {
 				e.stats.steals.Add(1)
 				return nil, r
@@ -352,6 +359,23 @@ func (e *Executor) stealNext(c *core) *kc.Task {
 		if t := v.takeNext(); t != nil {
 			e.stats.steals.Add(1)
 			return t
+		}
+	}
+	return nil
+}
+
+// stealReady takes the oldest context of another core's ready queue, for
+// an owner about to sleep, whatever the queue's length (poll leaves a lone
+// one to its own core's owner): that core's owner has not taken it for a
+// whole spin, so it may be stuck in a body. It reports nil if every ready
+// queue is empty.
+func (e *Executor) stealReady(c *core) *ctx {
+	for v := range e.others(c) {
+		if !v.ready.empty() {
+			if r := popReady(v); r != nil {
+				e.stats.steals.Add(1)
+				return r
+			}
 		}
 	}
 	return nil
