@@ -7,11 +7,12 @@ import (
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
 
-// fairExecutor is an Executor with one ring and one ready slot and no
-// workers, for driving findLocal by hand. The caller holds GOMAXPROCS at
-// 1, so every pin finds P 0.
-func fairExecutor() *Executor {
-	return &Executor{rings: make([]ring, 1), readies: make([]readySlot, 1), base: 1}
+// bareExecutor is an Executor with n rings and n ready slots and no
+// workers, for driving findLocal and spin by hand. The caller holds
+// GOMAXPROCS at 1, so every pin finds P 0, and no goroutine runs on the
+// other Ps.
+func bareExecutor(n int) *Executor {
+	return &Executor{rings: make([]ring, n), readies: make([]readySlot, n), base: 1}
 }
 
 // takenWithin drives findLocal by hand for up to 2*injectEvery looks for
@@ -44,7 +45,7 @@ func takenWithin(t *testing.T, e *Executor, what string, target func(*kc.Task, *
 // come first and the injected task waits forever.
 func TestFairnessTakesInjector(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	e := fairExecutor()
+	e := bareExecutor(1)
 	injected := new(kc.Task)
 	e.inj.push(nil, injected)
 	takenWithin(t, e, "the injected task",
@@ -62,7 +63,7 @@ func TestFairnessTakesInjector(t *testing.T) {
 // always taken first and the FIFO task waits forever.
 func TestFairnessTakesFIFO(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	e := fairExecutor()
+	e := bareExecutor(1)
 	r := &e.rings[0]
 	oldest := new(kc.Task)
 	if !r.pushBack(oldest) {
@@ -85,7 +86,7 @@ func TestFairnessTakesFIFO(t *testing.T) {
 // comes first and the listed coroutine waits forever.
 func TestFairnessTakesReadyList(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	e := fairExecutor()
+	e := bareExecutor(1)
 	listed := &coro{}
 	listed.n.Store(1)
 	e.readyQ.push(listed)
@@ -96,4 +97,28 @@ func TestFairnessTakesReadyList(t *testing.T) {
 			e.readies[0].c.Store(woken) // a wake refills the slot every time
 			return nil, woken
 		})
+}
+
+// A spinner's last round takes what another P's worker has not got to:
+// that P's ready chain (stealReady), else a task that stayed in its LIFO
+// slot across a Gosched (stealNext). Here P 1 has no worker at all, and
+// its ring's FIFO is empty, so only the last round can find either.
+func TestLastSpinRoundSteals(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	e := bareExecutor(2)
+	w := &worker{}
+	lifo := new(kc.Task)
+	e.rings[1].next.Store(lifo)
+	if task, r := e.spin(w); task != lifo || r != nil {
+		t.Errorf("spin with a task in another P's LIFO slot: got task %p, coroutine %p; want task %p", task, r, lifo)
+	}
+	ready := &coro{}
+	ready.n.Store(1)
+	e.readies[1].c.Store(ready)
+	if task, r := e.spin(w); task != nil || r != ready {
+		t.Errorf("spin with a coroutine in another P's ready slot: got task %p, coroutine %p; want coroutine %p", task, r, ready)
+	}
+	if task, r := e.spin(w); task != nil || r != nil {
+		t.Errorf("spin with nothing queued: got task %p, coroutine %p; want neither", task, r)
+	}
 }

@@ -11,7 +11,7 @@ import (
 // wake order, and the rest does not run after every chain listed since.
 func TestListedRestKeepsItsPlace(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	e := fairExecutor()
+	e := bareExecutor(1)
 	e.sched.running.Store(1) // one worker runs, at the target: wake starts none
 	var x [3]*coro           // the oldest listed chain, x[0] its head
 	for i := range x {
