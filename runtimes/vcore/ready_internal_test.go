@@ -3,6 +3,7 @@ package vcore
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/runtimes/kc"
@@ -62,6 +63,46 @@ func TestLoneReadyStaysHome(t *testing.T) {
 	}
 	if st.Steals > n/25 {
 		t.Errorf("%d launch-and-join ops: %d steals; want at most %d (Stats: %+v)", n, st.Steals, n/25, st)
+	}
+}
+
+// A context woken onto the ready queue of a core whose owner is stuck in
+// a body (a Go channel wait, which the runtime cannot see) is alone
+// there, so poll leaves it to that owner; the owner that Resume's kick
+// wakes must take it at its last look before it sleeps (stealReady). With
+// sysmon's retake out of the way (noRetake), nothing else would: the
+// stuck body waits for the woken one. The root sleeps so that the
+// sleeper has parked on the root's core, then runs the blocker inline
+// (Join of its unstarted child), which leaves that core stuck until the
+// sleeper closes the channel.
+func TestLoneReadyTakenBeforeSleep(t *testing.T) {
+	ex := runOnContexts(t, func(j *kc.Job) error {
+		for range 5 {
+			ch := make(chan struct{})
+			if _, err := j.Launch(func(c *kc.Job) error {
+				if err := c.Sleep(5 * time.Millisecond); err != nil {
+					return err
+				}
+				close(ch)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := j.Sleep(time.Millisecond); err != nil {
+				return err
+			}
+			b, err := j.Launch(func(*kc.Job) error { <-ch; return nil })
+			if err != nil {
+				return err
+			}
+			if err := b.Join(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, Workers(2), noRetake)
+	if st := ex.Stats(); st.Retakes != 0 || st.Steals == 0 {
+		t.Errorf("Stats: %+v; want no retake (noRetake) and steals (the woken sleepers)", st)
 	}
 }
 

@@ -262,7 +262,10 @@ func (e *Executor) handOn(me uint64, c *core, d *stash) *ctx {
 // where the owner finds it as soon as the child has returned. A spinner
 // that took it instead moved the op to the other core, with the joiner's
 // memory and the core's queues (TestLoneReadyStaysHome); a queue of two or
-// more holds work for both.
+// more holds work for both. The price falls on a context woken onto a
+// core whose owner is busy in a long task or stuck in a body: the owner
+// that Resume's kick wakes takes it at the end of its spin, a spin budget
+// (20 µs by default) later (TestLoneReadyTakenBeforeSleep).
 func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
 	if !c.ready.empty() {
 		if r := popReady(c); r != nil {
