@@ -337,7 +337,7 @@ func TestCtxPoolTrimAfterClose(t *testing.T) {
 	var p ctxPool
 	stopped := 0
 	for range 4 {
-		p.put(&ctx{stop: func() { stopped++ }})
+		p.putAll([]*ctx{{stop: func() { stopped++ }}})
 	}
 	p.trim() // nothing drawn since the start: the low-water mark is 0
 	p.trim() // the mark is 4 now: stops 2
@@ -345,6 +345,33 @@ func TestCtxPoolTrimAfterClose(t *testing.T) {
 	p.trim()
 	if stopped != 4 || p.size() != 0 {
 		t.Errorf("stopped %d, pooled %d after two trims, close and a trim; want 4 stopped, 0 pooled", stopped, p.size())
+	}
+}
+
+// putAll pools a driver's stash in one locked section: get hands the
+// contexts back first to last, each idle and unlinked; once the pool is
+// closed, putAll stops them instead.
+func TestCtxPoolPutAll(t *testing.T) {
+	var p ctxPool
+	stopped := 0
+	ts := []*ctx{{}, {}, {}}
+	p.putAll(ts)
+	if p.size() != len(ts) {
+		t.Fatalf("pooled %d after putAll of %d", p.size(), len(ts))
+	}
+	for i, want := range ts {
+		got := p.get()
+		if got != want || got.state != ctxIdle || got.link != nil {
+			t.Fatalf("get %d: %p (state %v, link %p); want %p, idle, unlinked", i, got, got.state, got.link, want)
+		}
+	}
+	if got := p.get(); got != nil {
+		t.Fatalf("get from an empty pool: %p; want nil", got)
+	}
+	p.close()
+	p.putAll([]*ctx{{stop: func() { stopped++ }}, {stop: func() { stopped++ }}})
+	if stopped != 2 || p.size() != 0 {
+		t.Errorf("putAll of 2 into a closed pool: stopped %d, pooled %d; want 2 stopped, 0 pooled", stopped, p.size())
 	}
 }
 

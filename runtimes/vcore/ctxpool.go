@@ -37,20 +37,29 @@ func (p *ctxPool) get() *ctx {
 	return t
 }
 
-// put pools t, whose owner stint has ended, or stops it if the pool is
-// closed.
-func (p *ctxPool) put(t *ctx) {
-	t.state = ctxIdle
+// putAll pools ts, idle contexts whose owner stints have ended, under one
+// lock, or stops them if the pool is closed. It keeps no reference to ts.
+func (p *ctxPool) putAll(ts []*ctx) {
+	for i, t := range ts {
+		t.state = ctxIdle
+		if i+1 < len(ts) {
+			t.link = ts[i+1]
+		}
+	}
+	last := ts[len(ts)-1]
 	p.mu.Lock()
 	if !p.closed {
-		t.link = p.idle
-		p.idle = t
-		p.n++
+		last.link = p.idle
+		p.idle = ts[0]
+		p.n += len(ts)
 		p.mu.Unlock()
 		return
 	}
 	p.mu.Unlock()
-	t.stop()
+	for _, t := range ts {
+		t.link = nil
+		t.stop()
+	}
 }
 
 // size is the number of idle contexts pooled.

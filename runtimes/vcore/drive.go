@@ -5,11 +5,12 @@ const stashMax = 16
 
 // stash is a driver's own idle contexts: a context whose owner stint ends
 // goes here, and the fresh owner of a parked context's core comes from
-// here, with no lock; the shared pool (ctxPool) takes the overflow and
+// here, with no lock; the shared pool (ctxPool) takes a full stash and
 // whatever a driver holds when it stops driving (flush). Only the driver
-// goroutine touches it.
+// goroutine touches it. t has room for one more than stashMax: the
+// context that fills it, which goes to the pool with the rest.
 type stash struct {
-	t [stashMax]*ctx
+	t [stashMax + 1]*ctx
 	n int
 }
 
@@ -28,24 +29,27 @@ func (e *Executor) take(d *stash) *ctx {
 	return e.newCtx()
 }
 
-// idleCtx stashes t, whose owner stint has ended, or pools it.
+// idleCtx stashes t, whose owner stint has ended; a full stash goes to the
+// pool with t, under one lock (flush). A wake that resumes thousands of
+// contexts (a cancel walk) leaves as many idle, and so costs one pool lock
+// per stashMax+1 of them, rather than one each, taken by the drivers of
+// every core.
 func (e *Executor) idleCtx(d *stash, t *ctx) {
-	if d.n < stashMax {
-		t.state = ctxIdle
-		d.t[d.n] = t
-		d.n++
-		return
+	t.state = ctxIdle
+	d.t[d.n] = t
+	if d.n++; d.n > stashMax {
+		e.flush(d)
 	}
-	e.ctxs.put(t)
 }
 
 // flush hands every stashed context to the pool.
 func (e *Executor) flush(d *stash) {
-	for d.n > 0 {
-		d.n--
-		e.ctxs.put(d.t[d.n])
-		d.t[d.n] = nil
+	if d.n == 0 {
+		return
 	}
+	e.ctxs.putAll(d.t[:d.n])
+	clear(d.t[:d.n])
+	d.n = 0
 }
 
 // drive runs context t, and the context each one it runs hands on to,
