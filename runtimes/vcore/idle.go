@@ -64,9 +64,9 @@ func (e *Executor) tighten(w *worker) {
 // another core's ready queue (stealReady) and sleeps; an owner that may
 // not spin sleeps at once. It returns nothing when the executor stops or
 // when w lost c. A task comes back with w locked; a context or nothing
-// may leave w loosened. Stale entries (Finished tasks)
-// are dropped here, so that an owner draining them neither locks its
-// thread nor yields for each.
+// may leave w loosened. Stale entries (Finished tasks) are dropped here,
+// so that an owner draining them neither locks its thread nor yields for
+// each.
 //
 // Why at most half spin (Go's rule for its spinning threads, findRunnable):
 // a spinning owner is a runnable goroutine, not an idle thread, and every
