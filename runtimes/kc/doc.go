@@ -235,13 +235,13 @@
 // names, deadlines, extra errors, the shield depth and the Done channel live in
 // a separately allocated extra record that most jobs never need. Cancelling a
 // tree allocates one cancellation error, shared by every job the walk reaches.
-// Launch takes its job from a per-P slab of four (one 512-byte allocation per
-// four launches; slab.go); Async allocates one Deferred that embeds its job. A
-// blocking wait for a job (Join, Await, AwaitAll, WaitAll) takes its wait node
-// from a per-P cache, to which a wait that its target's end woke gives it back,
-// if it had no timer and took its own cancel hook off (one that was cancelled,
-// timed out, had a timer or whose hook a cancel walk took leaves it to the
-// garbage collector: a losing waker may still touch it). Attaching a child is a
+// Launch takes its job from a per-P slab of seven (one 1024-byte allocation
+// per seven launches; slab.go); Async allocates one Deferred that embeds its
+// job. A blocking wait for a job (Join, Await, AwaitAll, WaitAll) takes its
+// wait node from a per-P cache, to which a wait that its target's end woke
+// gives it back, if it had no timer and took its own cancel hook off (one that
+// was cancelled, timed out, had a timer or whose hook a cancel walk took
+// leaves it to the garbage collector: a losing waker may still touch it). Attaching a child is a
 // CAS on the parent's state word, with no lock; ending it, one CAS on its own
 // and an Add on the parent's (or a share of one, batched by a Worker). Await of
 // a finished deferred is one atomic load. Counters are striped by P (the

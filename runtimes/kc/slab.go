@@ -3,7 +3,7 @@ package kc
 import "github.com/kcbench/kcbench/internal/goruntime"
 
 // slabJobs is how many jobs Launch carves out of one allocation.
-const slabJobs = 4
+const slabJobs = 7
 
 // jobSlab is the per-P cache of the core: the current slab of one P, an
 // array of jobs allocated at once, of which the first n have been handed
@@ -23,14 +23,17 @@ type jobSlab struct {
 }
 
 // newJob returns a zeroed Job for Launch. Outside the race detector it carves
-// jobs out of per-P slabs of slabJobs: one 512-byte allocation (the largest
-// size class without a malloc header; 512-aligned, so every job starts a
-// cache line pair) instead of four: in an interleaved A/B of stealing's
-// JobCreate against slabJobs = 1 it took more than a quarter off the median.
-// The price is retention: a slab stays allocated while any of its jobs is
-// referenced, so a long-held *Job keeps up to 512 bytes alive (the same trade
-// as Go's tiny allocator). Under the race detector, which cannot see that a
-// pin makes the slab's fields single-writer, every job is its own allocation.
+// jobs out of per-P slabs of slabJobs: one allocation of seven jobs, whose
+// 896 bytes and the 8-byte malloc header of a pointerful object over 512
+// bytes fill the 1024-byte size class, instead of seven. A launch thus
+// pays the allocator's per-call cost, and meets its slow paths (refilling
+// its span cache, sweeping, assisting the collector), once per seven
+// launches; those slow paths set much of the tail (p99) of a launch's
+// latency. The price is retention: a slab stays allocated while any of its
+// jobs is referenced, so a long-held *Job keeps up to 1 KiB alive (the
+// same trade as Go's tiny allocator). Under the race detector, which
+// cannot see that a pin makes the slab's fields single-writer, every job
+// is its own allocation.
 func (rt *Runtime) newJob() *Job {
 	if goruntime.RaceEnabled {
 		return new(Job)

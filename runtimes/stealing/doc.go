@@ -380,8 +380,8 @@
 //     two causes that the peer's op does not have. The op allocates its job
 //     (its wait node comes from the core's per-P cache), and after the
 //     collection that precedes the timed ops many of the heap's free pages are
-//     back with the OS, so an op that takes a new span (one in 64 for the
-//     512-byte slabs of four jobs) page-faults, where peer-go's op allocates
+//     back with the OS, so an op that takes a new span (one in 56 for the
+//     1024-byte slabs of seven jobs) page-faults, where peer-go's op allocates
 //     nothing. The latency floor carves and writes its records before the
 //     timed ops, so its p99 shows what a launch reaches whose memory is
 //     resident: a design that closes this part of the tail would have the
