@@ -71,9 +71,9 @@ const (
 // A Sleep returns soon after its duration: the fastest of a few tries of
 // Sleep(30ms) within a quarter more. An executor whose timers fire a
 // fraction of their duration late (a duration scaled or rounded up to a
-// coarse step, a timer armed for the wrong span) fails; the slack, 7.5ms
-// in the best of five tries, is there for a loaded machine, and
-// TimerLatency bounds the lateness of short timers.
+// coarse step, a timer armed for the wrong span) fails; the slack is
+// there for a loaded machine, and TimerLatency bounds the lateness of
+// short timers.
 func sleepNotLate(rt *kc.Runtime, p *probe) {
 	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
 		best := time.Duration(1<<63 - 1)

@@ -66,6 +66,30 @@ func lockedBodyWaits(rt *kc.Runtime, p *probe) {
 	}))
 }
 
+// scopeRounds runs rounds scopes one after another in a root job of rt
+// (supervisor scopes if supervisor), each running body, which counts the
+// children it runs in ran (reset for each round): every scope must end
+// without an error and with want children counted (what), and then done,
+// if not nil, must hold. It stops at the first round that fails.
+func scopeRounds(rt *kc.Runtime, p *probe, rounds int, supervisor bool, what string, want int32,
+	body func(s *kc.Job, round int, ran *atomic.Int32) error, done func() bool) {
+	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
+		open, name := j.Scope, "Scope"
+		if supervisor {
+			open, name = j.SupervisorScope, "SupervisorScope"
+		}
+		var ran atomic.Int32
+		for round := range rounds {
+			ran.Store(0)
+			err := open(func(s *kc.Job) error { return body(s, round, &ran) })
+			if !p.noErr(name, err) || !eq(p, what, ran.Load(), want) || done != nil && !done() {
+				return nil
+			}
+		}
+		return nil
+	}))
+}
+
 // siblingsRounds is how many scopes SiblingsEndAroundAWake runs.
 const siblingsRounds = 100
 
@@ -77,40 +101,30 @@ const siblingsRounds = 100
 // passes on or flushes) the batch when that worker switches to the
 // coroutine the wake readied, never ends the Scope: the case hangs.
 func siblingsEndAroundAWake(rt *kc.Runtime, p *probe) {
-	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
-		var ran atomic.Int32
+	scopeRounds(rt, p, siblingsRounds, false, "children run in the scope", 8, func(s *kc.Job, round int, ran *atomic.Int32) error {
 		counted := func(*kc.Job) error { ran.Add(1); return nil }
-		for round := range siblingsRounds {
-			ran.Store(0)
-			err := j.Scope(func(s *kc.Job) error {
-				for range 3 {
-					if _, err := s.Launch(counted); err != nil {
-						return err
-					}
-				}
-				k, err := s.Launch(func(c *kc.Job) error {
-					ran.Add(1)
-					return c.Sleep(time.Duration(round%4+1) * 25 * time.Microsecond)
-				})
-				if err != nil {
-					return err
-				}
-				if _, err := s.Launch(func(c *kc.Job) error { ran.Add(1); return k.Join(c) }); err != nil {
-					return err
-				}
-				for range 3 {
-					if _, err := s.Launch(counted); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if !p.noErr("Scope", err) || !eq(p, "children run in the scope", ran.Load(), 8) {
-				return nil
+		for range 3 {
+			if _, err := s.Launch(counted); err != nil {
+				return err
+			}
+		}
+		k, err := s.Launch(func(c *kc.Job) error {
+			ran.Add(1)
+			return c.Sleep(time.Duration(round%4+1) * 25 * time.Microsecond)
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := s.Launch(func(c *kc.Job) error { ran.Add(1); return k.Join(c) }); err != nil {
+			return err
+		}
+		for range 3 {
+			if _, err := s.Launch(counted); err != nil {
+				return err
 			}
 		}
 		return nil
-	}))
+	}, nil)
 }
 
 // yieldersRounds and yieldersTasks size YieldersBesideQueuedWork.
@@ -119,49 +133,40 @@ const (
 	yieldersTasks  = 48
 )
 
-// Round after round, two bodies Yield until their queued siblings (each
-// busy for 2µs) have all run (a bounded number of times), so that workers take yielders back
-// from wherever a backend keeps them while tasks are still queued on other
-// workers' queues. Every sibling must run exactly once and every Scope end.
-// A backend that, looking for work, takes a yielder back and also takes a
-// queued task in the same look, and runs only the yielder, loses the task:
-// the Scope never ends and the case hangs.
+// Round after round, two bodies Yield (a bounded number of times) until
+// their queued siblings, each busy for 2µs, have all run, so that workers
+// take yielders back from wherever a backend keeps them while tasks are
+// still queued on other workers' queues. Every sibling must run exactly
+// once and every Scope end. A backend that, looking for work, takes a
+// yielder back and also takes a queued task in the same look, and runs
+// only the yielder, loses the task: the Scope never ends and the case
+// hangs.
 func yieldersBesideQueuedWork(rt *kc.Runtime, p *probe) {
-	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
-		var ran atomic.Int32
-		for range yieldersRounds {
-			ran.Store(0)
-			err := j.Scope(func(s *kc.Job) error {
-				for range 2 {
-					if _, err := s.Launch(func(c *kc.Job) error {
-						for i := 0; ran.Load() < yieldersTasks && i < 2000; i++ {
-							if err := c.Yield(); err != nil {
-								return err
-							}
-						}
-						return nil
-					}); err != nil {
-						return err
-					}
-				}
-				for range yieldersTasks {
-					if _, err := s.Launch(func(*kc.Job) error {
-						for t0 := time.Now(); time.Since(t0) < 2*time.Microsecond; {
-						}
-						ran.Add(1)
-						return nil
-					}); err != nil {
+	scopeRounds(rt, p, yieldersRounds, false, "siblings run", yieldersTasks, func(s *kc.Job, _ int, ran *atomic.Int32) error {
+		for range 2 {
+			if _, err := s.Launch(func(c *kc.Job) error {
+				for i := 0; ran.Load() < yieldersTasks && i < 2000; i++ {
+					if err := c.Yield(); err != nil {
 						return err
 					}
 				}
 				return nil
-			})
-			if !p.noErr("Scope", err) || !eq(p, "siblings run", ran.Load(), yieldersTasks) {
+			}); err != nil {
+				return err
+			}
+		}
+		for range yieldersTasks {
+			if _, err := s.Launch(func(*kc.Job) error {
+				for t0 := time.Now(); time.Since(t0) < 2*time.Microsecond; {
+				}
+				ran.Add(1)
 				return nil
+			}); err != nil {
+				return err
 			}
 		}
 		return nil
-	}))
+	}, nil)
 }
 
 // goexitRounds is how many supervisor scopes GoexitAfterSiblings runs.
@@ -177,27 +182,17 @@ const goexitRounds = 50
 // Goexit ends that worker's goroutine (no deferred flush), never ends the
 // scope: the case hangs.
 func goexitAfterSiblings(rt *kc.Runtime, p *probe) {
-	p.noErr("Run", rt.Run(ctx, func(j *kc.Job) error {
-		var ran atomic.Int32
-		for range goexitRounds {
-			ran.Store(0)
-			var g *kc.Job
-			err := j.SupervisorScope(func(s *kc.Job) error {
-				var err error
-				if g, err = s.Launch(func(*kc.Job) error { runtime.Goexit(); return nil }); err != nil {
-					return err
-				}
-				for range 8 {
-					if _, err := s.Launch(func(*kc.Job) error { ran.Add(1); return nil }); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if !p.noErr("SupervisorScope", err) || !eq(p, "siblings run", ran.Load(), 8) || !p.is("Result of the child that called Goexit", g.Result(), kc.ErrGoexit) {
-				return nil
+	var g *kc.Job
+	scopeRounds(rt, p, goexitRounds, true, "siblings run", 8, func(s *kc.Job, _ int, ran *atomic.Int32) error {
+		var err error
+		if g, err = s.Launch(func(*kc.Job) error { runtime.Goexit(); return nil }); err != nil {
+			return err
+		}
+		for range 8 {
+			if _, err := s.Launch(func(*kc.Job) error { ran.Add(1); return nil }); err != nil {
+				return err
 			}
 		}
 		return nil
-	}))
+	}, func() bool { return p.is("Result of the child that called Goexit", g.Result(), kc.ErrGoexit) })
 }
