@@ -28,11 +28,12 @@ func (holdExecutor) Close() error                                 { return nil }
 // deterministic with testHookWake (see wake). Two worker slots, one held by
 // a worker stuck in a body that never looks at the queues, no monitor
 // (with MaxExtra(0) it would still rescue the task: its unstick moves the
-// task to the injector and wakes a worker). Spawn publishes a task and finds a slot free; in
-// the window before its add, a worker going idle takes the free slot back
-// (it saw the task); in the window before Spawn's undo, that worker ends
-// another task and retires, since running (3, Spawn's provisional slot
-// included) is over the target. Spawn must still get the task run.
+// task to the injector and wakes a worker). Spawn publishes a task and
+// finds a slot free; in the window before its add, a worker going idle
+// takes the free slot back (it saw the task); in the window before
+// Spawn's undo, that worker ends another task and retires, since running
+// (3, Spawn's provisional slot included) is over the target. Spawn must
+// still get the task run.
 func TestWakeOvershootRetire(t *testing.T) {
 	testutil.NoLeak(t)
 	e, err := New(Workers(2), withoutMonitor())
@@ -262,12 +263,7 @@ func TestConcurrentWakesSettle(t *testing.T) {
 		for range wakers {
 			go func() {
 				defer done.Done()
-				ready.Add(1)
-				for i := 0; ready.Load() < wakers; i++ {
-					if i%64 == 63 {
-						runtime.Gosched() // one P: let the other waker come
-					}
-				}
+				together(&ready, wakers)
 				e.wake()
 			}()
 		}
@@ -281,6 +277,18 @@ func TestConcurrentWakesSettle(t *testing.T) {
 			if s.Spinning < 0 || s.Running < 0 || time.Now().After(deadline) {
 				t.Fatalf("round %d: after concurrent wakes on an idle executor: %+v; want Running 0 and Spinning 0 once the spinners went idle", round, s)
 			}
+			runtime.Gosched()
+		}
+	}
+}
+
+// together counts the caller in ready and spins until n goroutines are
+// counted, so that they go on at about the same moment; it yields now and
+// then, so that with one P the others get to come.
+func together(ready *atomic.Int32, n int32) {
+	ready.Add(1)
+	for i := 0; ready.Load() < n; i++ {
+		if i%64 == 63 {
 			runtime.Gosched()
 		}
 	}
@@ -460,9 +468,9 @@ func TestRetireKeepsTarget(t *testing.T) {
 }
 
 // payDebt takes each unit of debt once, also when many workers pay at
-// once from one shard: the units taken add up to the debt recorded. A payer that takes a
-// unit another payer took too leaves a worker that should have gone on
-// running tasks gone, with its slot still counted.
+// once from one shard: the units taken add up to the debt recorded. A
+// payer that takes a unit another payer took too leaves a worker that
+// should have gone on running tasks gone, with its slot still counted.
 func TestPayDebtOnce(t *testing.T) {
 	e, err := New(Workers(2), withoutMonitor())
 	if err != nil {
@@ -477,12 +485,7 @@ func TestPayDebtOnce(t *testing.T) {
 		var wg sync.WaitGroup
 		for range payers {
 			wg.Go(func() {
-				ready.Add(1)
-				for i := 0; ready.Load() < payers; i++ { // all pay at once
-					if i%64 == 63 {
-						runtime.Gosched()
-					}
-				}
+				together(&ready, payers) // all pay at once
 				for e.payDebt() {
 					paid.Add(1)
 				}
