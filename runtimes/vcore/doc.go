@@ -267,7 +267,7 @@
 // goes to the core's next slot, its join suspends it and hands the core to
 // a fresh owner, which runs the child and, finding the joiner ready, hands
 // the core back (the other core's spinner leaves a lone ready context to
-// its core: stealing the joiner moved every third op across cores). With owners as goroutines the joiner, coreless once a park
+// its core: stealing the joiner would move the op across cores). With owners as goroutines the joiner, coreless once a park
 // of its found no core free, sends each child to an inbox, where a spinning
 // owner, or a sleeping one woken onto the joiner's P, runs it; were every
 // owner to spin, the child would go mostly to a spinner on the other P and

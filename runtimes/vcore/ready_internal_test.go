@@ -17,13 +17,14 @@ import (
 // other core. Every wakeEvery ops a goroutine outside the runtime
 // launches two empty children, which go to hashed inboxes and wake their
 // cores' owners, so that the other core's owner spins during the ops
-// that follow. When poll stole lone contexts, the spinner took 7-24% of
+// that follow. A poll that steals lone contexts takes a good share of
 // the joiners (the op moving each time, and the spinner never running
-// dry); now each wake costs a few steals: the children, and the lone
-// joiner if the spinner's last look before it sleeps (stealReady) finds
-// one, 22-41 in all. The bound needs ops far shorter than the spin
-// budget (20 µs); under the race detector an op takes about as long, so
-// the last look often finds the joiner, and the test does not run.
+// dry); with the rule each wake costs a few steals: the children, and the
+// lone joiner if the spinner's last look before it sleeps (stealReady)
+// finds one. The bound, n/25, sits between the two. It needs ops far
+// shorter than the spin budget (20 µs); under the race detector an op
+// takes about as long, so the last look often finds the joiner, and the
+// test does not run.
 func TestLoneReadyStaysHome(t *testing.T) {
 	if goruntime.RaceEnabled {
 		t.Skip("under the race detector an op lasts about a spin budget")
