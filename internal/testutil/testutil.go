@@ -1,7 +1,8 @@
 // Package testutil holds what the module's tests share: a watchdog that
 // turns a hang into a failure with every goroutine's stack, a check that
-// no goroutine started during a test outlives it, and golden-file
-// comparison. None measures speed.
+// no goroutine started during a test outlives it, a check that a call
+// waits for what it must, and golden-file comparison. None measures
+// speed.
 package testutil
 
 import (
@@ -85,8 +86,8 @@ func Golden(t testing.TB, path, got string, update bool) {
 // CloseDuringStart checks that a Close waits for a goroutine start that
 // is under way: start runs on a goroutine of its own until it calls the
 // hook (which CloseDuringStart installs with setHook, and removes at the
-// end), which holds it there; then closeFn runs, must not return within
-// 50 ms, and must return within 10 s of the hook's release.
+// end), which holds it there; then closeFn must wait for the hook's
+// release (BlocksUntil).
 func CloseDuringStart(t testing.TB, setHook func(func()), start, closeFn func()) {
 	t.Helper()
 	paused, release := make(chan struct{}), make(chan struct{})
@@ -94,17 +95,27 @@ func CloseDuringStart(t testing.TB, setHook func(func()), start, closeFn func())
 	defer setHook(nil)
 	go start()
 	<-paused
-	closed := make(chan struct{})
-	go func() { closeFn(); close(closed) }()
+	BlocksUntil(t, "Close", closeFn, "a start was under way", func() { close(release) })
+}
+
+// BlocksUntil checks that call, run on a goroutine of its own, waits for
+// release: it must not return within 50 ms (else t fails with what
+// "returned while" during), and must return within 10 s once release has
+// run (else t fails at once, with call still running). release runs in
+// either case, so that a call that returned early leaves nothing blocked.
+func BlocksUntil(t testing.TB, what string, call func(), during string, release func()) {
+	t.Helper()
+	returned := make(chan struct{})
+	go func() { call(); close(returned) }()
 	select {
-	case <-closed:
-		t.Fatal("Close returned while a start was under way")
+	case <-returned:
+		t.Errorf("%s returned while %s", what, during)
 	case <-time.After(50 * time.Millisecond):
 	}
-	close(release)
+	release()
 	select {
-	case <-closed:
+	case <-returned:
 	case <-time.After(10 * time.Second):
-		t.Fatal("Close did not return after the start went on")
+		t.Fatalf("%s did not return within 10 s once %s had ended", what, during)
 	}
 }

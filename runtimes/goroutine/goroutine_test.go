@@ -3,8 +3,8 @@ package goroutine_test
 import (
 	"context"
 	"testing"
-	"time"
 
+	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/goroutine"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -25,19 +25,7 @@ func TestCloseWaitsForRunningTask(t *testing.T) {
 		ran <- rt.Run(context.Background(), func(*kc.Job) error { close(started); <-gate; return nil })
 	}()
 	<-started
-	closed := make(chan struct{})
-	go func() { ex.Close(); close(closed) }()
-	select {
-	case <-closed:
-		t.Error("Executor.Close returned while a task was running; want it to wait for the task")
-	case <-time.After(50 * time.Millisecond):
-	}
-	close(gate)
-	select {
-	case <-closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Executor.Close did not return after the last task ended")
-	}
+	testutil.BlocksUntil(t, "Executor.Close", func() { ex.Close() }, "a task was running", func() { close(gate) })
 	if err := <-ran; err != nil {
 		t.Errorf("Run: %v", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kcbench/kcbench/internal/testutil"
 )
 
 // finishingPlayed launches into p a job whose body takes a Lease and
@@ -365,19 +367,7 @@ func TestCloseWaitsForHookTask(t *testing.T) {
 	})
 	<-started
 	<-inHook
-	closed := make(chan struct{})
-	go func() { rt.Close(); close(closed) }()
-	select {
-	case <-closed:
-		t.Fatal("Close returned while the hookTask was still firing the callback")
-	case <-time.After(50 * time.Millisecond):
-	}
-	close(unblock)
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not return after the hookTask ended")
-	}
+	testutil.BlocksUntil(t, "Close", func() { rt.Close() }, "the hookTask was still firing the callback", func() { close(unblock) })
 	if !hookDone.Load() {
 		t.Error("callback not done when Close returned")
 	}
