@@ -21,14 +21,17 @@ import (
 type coroState uint8
 
 const (
-	// coroRunning: a driver runs it (its loop, or a task body). Moves to
-	// coroSuspending (Park), coroYielding (Yield), coroIdle (it handed its
-	// driver a ready coroutine, or its driver leaves) or coroDead (a body's
+	// coroRunning: a driver runs it (its loop, or a task body), resumed
+	// by the driver's goroutine or nested under another of the driver's
+	// loop coroutines (runNested). Moves to coroSuspending (Park),
+	// coroYielding (Yield), coroIdle (it handed a ready coroutine to
+	// whoever resumed it, or its driver leaves) or coroDead (a body's
 	// Goexit).
 	coroRunning coroState = iota
-	// coroSuspending: it yielded from Park; its driver is about to hand
-	// the Parker off. Moves to coroParked (Suspend installed it) or back
-	// to coroRunning (the wake came first: the driver resumes it at once).
+	// coroSuspending: it yielded from Park; whoever resumed it is about to
+	// hand the Parker off (settle). Moves to coroParked (Suspend installed
+	// it) or back to coroRunning (the wake came first: it is resumed at
+	// once).
 	coroSuspending
 	// coroParked: installed as its Parker's Resumer, waiting for the wake;
 	// nobody holds it but the Parker. Moves to coroReady (Resume).
@@ -43,8 +46,9 @@ const (
 	coroIdle
 	// coroDead: its loop has returned and its goroutine is gone. Final.
 	coroDead
-	// coroYielding: a task body called Yield; it yielded to its driver,
-	// which is about to put it on the yield list. Moves to coroReady.
+	// coroYielding: a task body called Yield; it yielded to whoever
+	// resumed it, which is about to put it on the yield list. Moves to
+	// coroReady.
 	coroYielding
 )
 
@@ -57,12 +61,13 @@ func (s coroState) String() string {
 	return fmt.Sprintf("coroState(%d)", s)
 }
 
-// coroMsg is what a loop coroutine tells its driver when it yields.
+// coroMsg is what a loop coroutine tells whoever resumed it (its driver's
+// goroutine, or the loop coroutine it runs nested under) when it yields.
 type coroMsg uint8
 
 const (
 	msgSuspend coroMsg = iota // a task body parked on c.park: hand the wait off
-	msgSwitch                 // between tasks, c found a ready coroutine (c.switchTo) for the driver to run
+	msgSwitch                 // between tasks, a nested c found a ready coroutine (c.to) for the one it runs under to resume
 	msgExit                   // the driver must stop running tasks (enough workers are idle already, or Close)
 	msgYield                  // a task body yielded (Executor.Yield): put c on the yield list
 )
@@ -79,11 +84,11 @@ const (
 // their cores at every task.
 type coro struct {
 	e     *Executor
-	next  func() (coroMsg, bool) // iter.Pull's next: called by the driver that runs c
+	next  func() (coroMsg, bool) // iter.Pull's next: called by whoever resumes c (resume)
 	stop  func()                 // iter.Pull's stop: called once c is idle, by the monitor or Close
 	yield func(coroMsg) bool     // the seq's yield: called by c itself
 	g     uintptr                // c's goroutine (goruntime.G), its key in Executor.gt
-	drv   *worker                // the driver running c; written by it before each resume
+	drv   *worker                // the driver running c; written before each resume
 	kw    kc.Worker              // releases of the parents of c's tasks (a task's run keeps a pointer to it, so it is c's, not the driver's)
 	park  *kc.Parker             // the wait c yielded from (coroSuspending)
 	to    *coro                  // the ready coroutine c hands its driver (msgSwitch)
@@ -101,6 +106,12 @@ type coro struct {
 	// is dropped).
 	n     atomic.Int32
 	state coroState
+	// nested reports whether c was last resumed by a loop coroutine
+	// (runNested) rather than by its driver goroutine: a nested c hands a
+	// ready coroutine it finds to the one it runs under instead of resuming
+	// it. Written by whoever resumes c, before the switch, and read by c
+	// while it runs.
+	nested bool
 	// idleYields counts the Yields in a row of c's current task that found
 	// nothing queued, up to osYieldAfter (see Executor.Yield). Only c
 	// touches it, while it runs; it is reset when c starts a task, suspends
@@ -158,8 +169,8 @@ func (c *coro) body(yield func(coroMsg) bool) {
 	}
 }
 
-// suspend parks c on p: it yields to its driver, which hands the wait off
-// (see resume), and returns once a driver resumes it after the wake.
+// suspend parks c on p: it yields to whoever resumed it, which hands the
+// wait off (settle), and returns once a driver resumes it after the wake.
 func (c *coro) suspend(p *kc.Parker) {
 	c.park = p
 	c.idleYields = 0

@@ -83,21 +83,37 @@
 // coroutine runs the worker loop and the tasks it takes, on its own stack;
 // the driver only switches between them. When a task body waits for a job
 // (Join, Await, AwaitAll, the end of a Scope, WaitAll, Sleep: Park with a
-// worker Parker that is not Quick), its coroutine yields to its driver,
-// which hands the wait off to the core with Parker.Suspend and continues
-// the worker loop on another loop coroutine: an idle one from the pool, or
-// a new one. The driver keeps its running slot throughout: a parked task
-// costs a suspended coroutine, not a blocked worker, and needs no
-// compensation.
+// worker Parker that is not Quick), its coroutine yields to whoever resumed
+// it, which hands the wait off to the core with Parker.Suspend and goes on
+// with the worker loop: the driver on another loop coroutine (a ready one,
+// else an idle one from the pool, else a new one), or the loop coroutine
+// that the parked one ran nested under (below) on its own stack. The
+// driver keeps its running slot throughout: a parked task costs a
+// suspended coroutine, not a blocked worker, and needs no compensation.
+//
+// Nesting. A loop coroutine that its driver resumed, and that finds a
+// ready coroutine between two tasks, resumes it itself (runNested: a call
+// of its iter.Pull next from the loop coroutine's stack) instead of
+// yielding it to the driver, and goes on with its loop once that one parks
+// or yields. A park then costs one switch (back into the loop coroutine
+// that is already running) instead of two (out to the driver, and into
+// another loop coroutine), and so does the resume. A nested coroutine that
+// finds a ready one hands it back (msgSwitch) and goes idle, as it would to
+// the driver, so nesting is one deep: a chain of woken tasks is resumed one
+// after another from the same loop coroutine, at two switches each, as
+// before. A body's runtime.Goexit in a nested coroutine reaches the loop
+// coroutine it ran under (iter.Pull passes it on to the caller of next),
+// which ends too, between two tasks, and then its driver (see below).
 //
 // The hand-off protocol (kc's handoff.go has the core's half):
 //   - The coroutine stores the Parker and its state (coroSuspending) and
-//     yields; the driver reads them after the switch, which orders them.
-//   - The driver marks the coroutine coroParked and then calls Suspend, a
-//     CAS on the Parker's hand-off word. After a successful Suspend the
-//     driver never touches the coroutine again: the wake may already be
-//     resuming it on another goroutine. If Suspend fails, the wake came
-//     first, and the driver resumes the coroutine at once.
+//     yields; whoever resumed it (settle, on the driver's goroutine or a
+//     loop coroutine's) reads them after the switch, which orders them.
+//   - It marks the coroutine coroParked and then calls Suspend, a CAS on
+//     the Parker's hand-off word. After a successful Suspend it never
+//     touches the coroutine again: the wake may already be resuming it on
+//     another goroutine. If Suspend fails, the wake came first, and it
+//     resumes the coroutine at once.
 //   - The wake (kc's Parker.signal, on the waker's goroutine) swaps the
 //     hand-off word and, finding a resumer, calls coro.Resume, which marks
 //     the coroutine coroReady and puts it in the ready slot of the waker's
@@ -112,9 +128,11 @@
 //     wake, exactly as Spawn does: the slot's CAS (or the list's count) is
 //     the publisher's half of the Dekker pair with a worker going idle, and
 //     anyWork counts ready slots and the list, so no wake-up is lost.
-//   - A driver resumes a ready coroutine by switching to it: the coroutine
-//     that found it (between two tasks) yields it to the driver and goes
-//     to the idle pool. A driver takes one coroutine at a time: the head
+//   - A ready coroutine is resumed by the loop coroutine that found it
+//     (between two tasks; nested, see above), or, if that one runs nested
+//     itself, by the one it runs under, which it yields the ready one to
+//     before it goes to the idle pool. A driver takes one coroutine at a
+//     time: the head
 //     of its P's slot, with a CAS that only the goroutine pinned to the P
 //     makes (so it cannot suffer ABA), or a whole chain, with a swap to nil
 //     (a spinner stealing another P's slot) or a pop under the list's
@@ -179,8 +197,9 @@
 //
 // Job.Yield on a loop coroutine with work queued (a task in a ring or the
 // injector, a ready coroutine) is a yield to the back of the line (Yield,
-// kc.Yielder): the coroutine goes to the yield list and its driver goes on
-// with the worker loop on another one, so the yielder's worker runs the
+// kc.Yielder): the coroutine goes to the yield list and the worker loop
+// goes on without it (on another loop coroutine of the driver, or on the
+// one it ran nested under), so the yielder's worker runs the
 // queued tasks instead of spinning in runtime.Gosched. Drivers take the
 // yield list after their ring, the injector and a look at the other Ps'
 // rings (a worker whose goroutine moved to another P would otherwise take
@@ -193,8 +212,10 @@
 // CPU that the OS may have put that worker's thread on (see Yield).
 //
 // A body that calls runtime.Goexit ends its coroutine; iter.Pull passes the
-// Goexit on to the driver that resumed it, whose deferred handler gives
-// its slot back and wakes a replacement, as for a plain worker.
+// Goexit on to whoever resumed it (a loop coroutine it ran nested under
+// ends too, and passes it on in turn) and so to the driver, whose deferred
+// handler gives its slot back and wakes a replacement, as for a plain
+// worker.
 //
 // # Blocking
 //
@@ -300,11 +321,14 @@
 // on the kc.Worker of its loop coroutine, so children of one parent that end
 // in a row on it release the parent once (it flushes before it spins, sleeps
 // or exits, and when it switches to a woken coroutine it passes the batch on
-// to it, or flushes). Park of a loop coroutine: a g table probe, two
-// coroutine switches (out, and into the next loop coroutine, from the
-// driver's stash, else the pool) and one CAS; its wake: a swap, a pin and a
-// CAS on the ready slot, and a wake check, then two switches when a driver
-// takes it, and the prefetch of the next in its chain (16 prefetch
+// to it, or flushes). Park of a loop coroutine: a g table probe, one CAS
+// and one coroutine switch out of a nested coroutine (back into the loop
+// coroutine it ran under), two out of one its driver resumed (out, and
+// into the next loop coroutine, from the driver's stash, else the pool);
+// its wake: a swap, a pin and a CAS on the ready slot, and a wake check,
+// then one switch when a loop coroutine resumes it nested (two when the
+// one that found it runs nested itself, or when a driver takes it after a
+// park), and the prefetch of the next in its chain (16 prefetch
 // instructions in three calls). Park on the blocking path: one atomic add
 // and a scan of the rings' heads (O(GOMAXPROCS)), plus a goroutine hand-off
 // if work is queued; its return: one add on the P's debt shard. A worker
@@ -359,7 +383,9 @@
 //     spawned work would wait for the running worker instead of running in
 //     parallel. With one P the gap shrinks but stays. Per awaiter the executor
 //     pays four coroutine switches (out to the driver and into the next loop
-//     coroutine at the park, the same at the resume), the largest item, where
+//     coroutine at the park; at the resume, in from the loop coroutine that
+//     resumes the chain, and back out to it once the awaiter's task has
+//     ended: nesting saves nothing on a chain), the largest item, where
 //     the peer's goroutine takes two goroutine switches; the core pays a job
 //     (allocation, the nursery's hold taken and given back, Spawn and a pop)
 //     and the wait's registrations: on the deferred's list under its lock, the
@@ -368,10 +394,11 @@
 //     hook and to unlist the job), where the peer takes the channel's lock
 //     once.
 //   - JobCreate's latency (Launch into a nursery, then Join from outside it).
-//     The child goes through the executor, so the joiner parks (a switch out
-//     to the driver, one into the loop coroutine that runs the child) and is
-//     woken (two more): four coroutine switches where the peer's go statement
-//     and WaitGroup.Wait take two goroutine switches. The child almost always
+//     The child goes through the executor, so the joiner parks and is woken:
+//     running nested under the loop coroutine that runs the child, it takes
+//     two coroutine switches (out to that one at the park, back in at the
+//     wake), as many as the peer's go statement and WaitGroup.Wait take
+//     goroutine switches. The child almost always
 //     runs on the joiner's worker, from its P's LIFO slot, and the joiner is
 //     resumed from its P's ready slot. The core's part (the job and its wait
 //     node, their allocation, locks and state words) is the largest share of

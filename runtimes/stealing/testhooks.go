@@ -28,6 +28,10 @@ var (
 	// just before it reports so (a Spawn right after a worker's last look).
 	testHookNoWork func()
 
+	// testHookResume: resume, with whether the loop coroutine is resumed
+	// by another one (runNested) or by its driver goroutine.
+	testHookResume func(nested bool)
+
 	// testHookBatchSpin: Park, with each Parker it spins for with
 	// SpinBatch.
 	testHookBatchSpin func(*kc.Parker)
