@@ -15,20 +15,25 @@ import (
 // Where goroutine identities work (goruntime.GOK) and owners are not pinned, an
 // owner is not a goroutine but a task context (ctx): an iter.Pull coroutine
 // that runs owner stints (workerMain) on its own stack, resumed by a driver
-// goroutine. A task that parks in a kc wait yields to the driver, which
-// suspends the context, stack and all (kc.Parker.Suspend), and then goes on at
-// once with another context for the core: a ready one that the core's ready
-// queue holds (granted the core), else an idle one (a fresh owner) when work
+// goroutine. A task that parks in a kc wait yields to whoever resumed its
+// context, which suspends the context, stack and all (kc.Parker.Suspend), and
+// then goes on at once with another context for the core: a ready one that the
+// core's ready queue holds (granted the core), else a fresh owner when work
 // waits, else none (the core goes Free and the driver to the pool of idle
 // goroutines). A wake that comes before the suspend leaves the context its
 // core: it goes on at once. The wake (Resume) puts the context on the ready
 // queue of the core it parked on (spec 05's soft affinity) and kicks that core;
-// the owner that takes it hands it its core, and the context it ran on goes to
-// the pool. So a parked task costs a suspended coroutine, not a blocked
-// goroutine, and its resume is a push and a pop and two coroutine switches on
-// an owner's thread, not a pass through Go's scheduler; the owner prefetches
-// the next context of the queue as it resumes one (as the stealing backend
-// does, and for the same reason: the memory of a task parked long ago is cold).
+// the owner that takes it hands it its core, ending its stint, and runs it
+// itself, nested (driveNested): when the woken task parks again, that owner's
+// context is the core's fresh owner, on its own stack, with one coroutine
+// switch each way instead of two through the driver. Contexts run nested never
+// run one themselves, so nesting is one deep; the driver takes an idle
+// context for the fresh owner otherwise. So a parked task costs a suspended
+// coroutine, not a blocked goroutine, and its resume is a push and a pop and
+// one or two coroutine switches on an owner's thread, not a pass through Go's
+// scheduler; the owner prefetches the next context of the queue as it resumes
+// one (as the stealing backend does, and for the same reason: the memory of a
+// task parked long ago is cold).
 //
 // A coroutine made on a locked thread can only ever be resumed on that thread
 // (the runtime throws otherwise), and a switch away from a locked goroutine
@@ -51,13 +56,14 @@ import (
 type ctxState uint8
 
 const (
-	// ctxRunning: a driver runs it. Moves to ctxParking (Park yields) or
-	// ctxIdle (its owner stint ended and the driver pools it), or ctxDead
-	// (a body's Goexit ends its goroutine).
+	// ctxRunning: a driver runs it, resumed by the driver's goroutine or
+	// nested under another of its contexts (driveNested). Moves to
+	// ctxParking (Park yields) or ctxIdle (its owner stint ended and it is
+	// pooled), or ctxDead (a body's Goexit ends its goroutine).
 	ctxRunning ctxState = iota
-	// ctxParking: it yielded from Park; its driver is about to suspend
-	// it on the Parker. Moves to ctxParked (the driver's next state,
-	// stored before Suspend installs it).
+	// ctxParking: it yielded from Park; whoever resumed it is about to
+	// suspend it on the Parker (step). Moves to ctxParked (step's next
+	// state, stored before Suspend installs it).
 	ctxParking
 	// ctxParked: installed as its Parker's Resumer, waiting for the wake;
 	// nobody holds it but the Parker. Moves to ctxReady (Resume; or its
@@ -84,7 +90,8 @@ func (s ctxState) String() string {
 	return fmt.Sprintf("ctxState(%d)", s)
 }
 
-// ctxMsg is what a context tells its driver when it yields.
+// ctxMsg is what a context tells whoever resumed it (its driver's
+// goroutine, or the context it runs nested under) when it yields.
 type ctxMsg uint8
 
 const (
@@ -102,12 +109,13 @@ const (
 type ctx struct {
 	w     worker
 	e     *Executor
-	next  func() (ctxMsg, bool) // iter.Pull's next: called by the driver that runs it
+	next  func() (ctxMsg, bool) // iter.Pull's next: called by whoever resumes it (step)
 	stop  func()                // iter.Pull's stop: called once it is idle, by whoever drops it
 	yield func(ctxMsg) bool     // the seq's yield: called by the context itself
 	g     uintptr               // its goroutine (goruntime.G), for prefetch
 	park  *kc.Parker            // the wait it yielded from (msgPark)
-	to    *ctx                  // the context its driver runs next (msgDone: the ready one it handed its core to)
+	to    *ctx                  // the ready context its owner stint handed its core to (switchTo): run by it (driveNested), or, if it runs nested, by whoever resumed it (msgDone)
+	d     *stash                // its driver's stash while it runs (step), for driveNested
 	grant *core                 // the core it owns when it next runs (its owner stint starts, or Park returns, owning it); nil: it has none
 	home  *core                 // the core it parked on: the one its driver passes on, and the ready queue Resume puts it on
 	link  *ctx                  // the next in whichever list holds it: a ready queue or the pool
@@ -118,6 +126,12 @@ type ctx struct {
 	// that pops it; atomic only so that the race detector sees both sides.
 	sp    atomic.Uintptr
 	state ctxState
+	// nested reports whether it was resumed by another context
+	// (driveNested) rather than by its driver goroutine: a nested context
+	// whose owner stint hands its core to a ready one leaves that one to
+	// the context it runs under (via to) instead of running it. Written by
+	// whoever resumes it, before the switch (step).
+	nested bool
 	// ended counts the tasks this context ran to their end since it last
 	// took them off active_tasks (flushEnded): a context batches that
 	// decrement, which every task's end would otherwise make on a line all
@@ -153,9 +167,9 @@ func (e *Executor) flushEnded(t *ctx) {
 }
 
 // ctxPad rounds ctx up to a whole number of cache lines on 64-bit
-// platforms (TestCtxLines checks it where contexts run): the worker, eleven
-// words, state, three bytes of alignment, ended.
-const ctxPad = 192 - 64 - 11*8 - 1 - 3 - 4
+// platforms (TestCtxLines checks it where contexts run): the worker, twelve
+// words, state and nested, two bytes of alignment, ended.
+const ctxPad = 192 - 64 - 12*8 - 2 - 2 - 4
 
 // ctxOf returns the context whose worker w is; w.isCtx must hold.
 func ctxOf(w *worker) *ctx { return (*ctx)(unsafe.Pointer(w)) }
@@ -174,8 +188,9 @@ func (e *Executor) newCtx() *ctx {
 // worker already started under the owner's id, grant the core), it runs
 // workerMain, then yields msgDone. It ends when stop makes yield report
 // false (it is idle then), or when a task body calls runtime.Goexit
-// (workerMain's deferred exit passes the core on; iter.Pull then ends the
-// driver with Goexit too).
+// (workerMain's deferred exit passes the core on; iter.Pull then ends
+// whoever resumed it with Goexit too: the driver, or the context it ran
+// nested under, between two owner stints, and then the driver).
 func (t *ctx) body(yield func(ctxMsg) bool) {
 	e := t.e
 	t.yield = yield
@@ -193,6 +208,14 @@ func (t *ctx) body(yield func(ctxMsg) bool) {
 		t.grant = nil
 		e.workerMain(&t.w, c)
 		goruntime.UnlockOSThreadAll() // a body's own thread lock would make the switch throw
+		if r := t.to; r != nil && !t.nested {
+			// The stint handed its core to a ready context: run it here
+			// (driveNested), and own the core again once it parks.
+			t.to = nil
+			if e.driveNested(t, r) {
+				continue
+			}
+		}
 		if !yield(msgDone) {
 			return
 		}
@@ -225,9 +248,9 @@ func (t *ctx) Resume() {
 	t.e.kick(c)
 }
 
-// parkCtx is Park's path for an owner that is a context: it yields to its
-// driver, still owning its core, and the driver suspends it and passes the
-// core on (drive); it returns, once resumed, owning the core it was
+// parkCtx is Park's path for an owner that is a context: it yields to
+// whoever resumed it, still owning its core, which suspends it and passes
+// the core on (step); it returns, once resumed, owning the core it was
 // granted (its own again, if the wake came before the suspend), or else
 // after reacquire. The caller has loosened w's thread, and nothing else
 // holds it locked.

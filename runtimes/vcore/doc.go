@@ -59,15 +59,18 @@
 //     and owners are not pinned. An owner is then a task context (ctx.go,
 //     drive.go, ctxpool.go): an iter.Pull coroutine that runs owner stints on
 //     its own stack, resumed by an unlocked driver goroutine. Park suspends the
-//     context, and its driver goes on at once with the core's next owner: a
-//     woken context from the core's ready queue, granted the core, or a fresh
-//     owner on an idle context. The wake puts the context on the ready queue of
-//     the core it parked on (soft affinity) and kicks that core; an owner that
-//     finds it there (its own core's queue first, then other cores' as it
-//     steals: a lone one only before it sleeps) hands it its core and goes
-//     to the pool, and its driver resumes it, prefetching the next context of
-//     the queue meanwhile (its record, its g and its stack: the memory of a
-//     task parked long ago is cold). A context locks its thread while it
+//     context, and whoever resumed it (its driver, or the context it runs
+//     nested under) goes on at once with the core's next owner: a woken
+//     context from the core's ready queue, granted the core, or a fresh owner
+//     (the context it ran nested under, else an idle one). The wake puts the
+//     context on the ready queue of the core it parked on (soft affinity) and
+//     kicks that core; an owner that finds it there (its own core's queue
+//     first, then other cores' as it steals: a lone one only before it
+//     sleeps) hands it its core, ending its stint, and resumes it nested
+//     (or, itself nested, leaves it to the context it runs under, and goes to
+//     the pool), prefetching the next context of the queue meanwhile (its
+//     record, its g and its stack: the memory of a task parked long ago is
+//     cold). A context locks its thread while it
 //     runs a task and unlocks it before every switch: a switch away from a
 //     locked goroutine, or to a coroutine from a thread other than the one it
 //     was made locked on, makes the Go runtime throw. A body that holds a
@@ -227,8 +230,9 @@
 //     the core, a registry slot freed and claimed (or moved, two stores, when
 //     an owner hands its core to the woken context), a push and a pop under the
 //     ready queue's mutex, a context to and from a driver's stash (no lock),
-//     and four coroutine switches (park and resume each go through a driver): a
-//     few hundred ns. As a goroutine: the same locks and CASes, and the wake-up
+//     and two to four coroutine switches (two when the owner that resumes the
+//     context runs it nested and is the fresh owner at its next park, four
+//     when park and resume each go through a driver): a few hundred ns. As a goroutine: the same locks and CASes, and the wake-up
 //     of a pooled goroutine when work waits: on the order of a microsecond. A
 //     channel wait answered while it spins keeps its core: a few goroutine
 //     switches.
@@ -257,13 +261,22 @@
 // (kcbench run -backends vcore,stealing measures both in one run, and its
 // report's section "Backends against the fastest backend" gives each ratio;
 // reports/baseline/report.md holds one such run.) On AwaitPending (an await
-// of a child just launched, which the awaiter runs inline), JobCreate,
-// FanOut, ChanBuffered and NestedScopes, vcore is within about a tenth of
-// the stealing backend's time or ahead of it; on the other channel
-// workloads (ChanPingPong, Select) within about a third; and on JobCreate's
-// latency (a launch into a nursery and a join of it, one op at a time)
-// within about a fifth at p50, p90 and p99. That latency is set by where the
-// child runs. With owners as contexts the joiner owns a core: its child
+// of a child just launched, which the awaiter runs inline), FanOut,
+// ChanBuffered and NestedScopes, vcore is about even with the stealing
+// backend or ahead of it. It is behind on JobCreate, on the other channel
+// workloads (ChanPingPong, Select) and on JobCreate's latency (a launch into
+// a nursery and a join of it, one op at a time).
+//
+// On JobCreate a parent launches without waiting, so its children, all but
+// the one in its core's next slot, go to the inboxes, spread over the
+// cores, and each crosses to the core that runs it through an MPMC ring,
+// with a CAS at each end, where the stealing backend's thief takes half a
+// ring with one CAS. The inbox of the parent's own core, whose owner is the
+// parent, is emptied by the other owners' steals, a task at a time, or,
+// once full, through the global queue, which takes the live task at its
+// head (dropStale).
+//
+// JobCreate's latency is set by where the child runs. With owners as contexts the joiner owns a core: its child
 // goes to the core's next slot, its join suspends it and hands the core to
 // a fresh owner, which runs the child and, finding the joiner ready, hands
 // the core back (the other core's spinner leaves a lone ready context to

@@ -57,44 +57,105 @@ func (e *Executor) flush(d *stash) {
 // ends the driver here (iter.Pull passes it on).
 func (e *Executor) drive(d *stash, t *ctx) {
 	for t != nil {
-		if t.state != ctxReady && t.state != ctxIdle {
-			panic("vcore: resume of a context that is " + t.state.String())
-		}
-		t.state = ctxRunning
-		msg, ok := t.next()
-		if !ok {
-			panic("vcore: a context ended while running")
-		}
-		next := t.to
-		t.to = nil
-		switch msg {
-		case msgPark:
-			p, c := t.park, t.home
-			me := mkword(t.w.id.Load(), coreRunning) // before Suspend: after it, t may run elsewhere at once
-			t.park = nil
-			t.state = ctxParked
-			if p.Suspend(t) {
-				e.stats.suspends.Add(1)
-				// c's word still says me, unless sysmon took c: t, once
-				// resumed, takes a core under a fresh id (switchTo,
-				// parkCtx), so no word comes to say me again.
-				next = e.handOn(me, c, d)
-			} else if c.word.Load() == me {
-				// The wake came first: t goes on here with its core.
-				t.state, t.grant = ctxReady, c
-				next = t
-			} else {
-				// And sysmon took the core meanwhile: t goes on without
-				// it (reacquire), and leaves the retake bound.
-				e.retaken.Add(-1)
-				t.state = ctxReady
-				next = t
-			}
-		case msgDone:
-			e.idleCtx(d, t)
+		next, s, fresh := e.step(d, t, false)
+		if fresh {
+			next = e.take(d)
+			next.w.start(s.id)
+			next.grant = s.c
 		}
 		t = next
 	}
+}
+
+// step resumes context t (from the driver goroutine, or nested under
+// another context: see driveNested) until it yields, and does what it
+// said. It returns the context to run next: t itself if its Park's wake
+// came before the suspend, the ready context its owner stint handed its
+// core to, or the ready one its parked core passes to (pass); or, with
+// fresh true, the start of a fresh owner for its parked core, for the
+// caller to give a context (the driver an idle or new one, d's first: the
+// driver is unlocked, so it may make one); or nothing (the core went
+// Free). d is the driver's stash, which only the
+// driver's goroutine and the contexts it runs touch, one at a time.
+func (e *Executor) step(d *stash, t *ctx, nested bool) (next *ctx, s ownerStart, fresh bool) {
+	if t.state != ctxReady && t.state != ctxIdle {
+		panic("vcore: resume of a context that is " + t.state.String())
+	}
+	if testHookResume != nil {
+		testHookResume(nested)
+	}
+	t.state = ctxRunning
+	t.nested, t.d = nested, d
+	msg, ok := t.next()
+	if !ok {
+		panic("vcore: a context ended while running")
+	}
+	next = t.to
+	t.to, t.d = nil, nil
+	switch msg {
+	case msgPark:
+		p, c := t.park, t.home
+		me := mkword(t.w.id.Load(), coreRunning) // before Suspend: after it, t may run elsewhere at once
+		t.park = nil
+		t.state = ctxParked
+		if p.Suspend(t) {
+			e.stats.suspends.Add(1)
+			// c's word still says me, unless sysmon took c: t, once
+			// resumed, takes a core under a fresh id (switchTo,
+			// parkCtx), so no word comes to say me again.
+			if s, ok = e.pass(me, c); ok && s.t == nil {
+				return nil, s, true
+			}
+			return s.t, ownerStart{}, false
+		} else if c.word.Load() == me {
+			// The wake came first: t goes on here with its core.
+			t.state, t.grant = ctxReady, c
+			next = t
+		} else {
+			// And sysmon took the core meanwhile: t goes on without
+			// it (reacquire), and leaves the retake bound.
+			e.retaken.Add(-1)
+			t.state = ctxReady
+			next = t
+		}
+	case msgDone:
+		e.idleCtx(d, t)
+	}
+	return next, ownerStart{}, false
+}
+
+// driveNested runs ready context r from context t, whose owner stint has
+// just ended by handing its core to r (switchTo), and which its driver
+// goroutine resumed: t calls r's next itself, as the driver would have.
+// When r parks and its core needs a fresh owner, t is that owner (its
+// start is stored in t, as drive stores it in an idle context) and
+// driveNested reports true: t's body goes on with the new owner stint on
+// its own stack. A park then costs one coroutine switch (out of r, into
+// the context that is already running) instead of two (out to the driver,
+// and into an idle context), and so does r's resume: a task that is woken
+// and parks again, in turn with a child the core's owner runs (a Join of
+// a child launched into a nursery), takes two switches per round where
+// the driver would take four. Any other context to run next (a ready one
+// r handed its core to, or the one a parked core passed to) t runs nested
+// in turn, as drive would; once there is none (the core went Free, or an
+// owner stint lost its core), driveNested reports false and t goes back
+// to its driver, idle. A context run nested never runs one itself (see
+// body), so nesting is one deep.
+func (e *Executor) driveNested(t, r *ctx) bool {
+	if t.nested {
+		panic("vcore: a nested context ran another")
+	}
+	d := t.d
+	for r != nil {
+		next, s, fresh := e.step(d, r, true)
+		if fresh {
+			t.w.start(s.id)
+			t.grant = s.c
+			return true
+		}
+		r = next
+	}
+	return false
 }
 
 // driver is a driver goroutine's life: it drives what it is started with,

@@ -65,10 +65,10 @@ type Executor struct {
 	// increments it (after a successful retake CAS). It is decremented once
 	// per retake, by the party that first finds the core's word no longer
 	// naming the owner it took the core from: that owner itself (lost,
-	// pass), or, for a context, the driver that suspended it (drive, when
-	// the wake came first; pass, through handOn) or the owner that switches
-	// from it (switchTo). So sysmon's check-then-retake keeps it at most
-	// TempWorkers without a CAS loop.
+	// pass), or, for a context, whoever suspended it (step, when the wake
+	// came first; pass) or the owner that switches from it (switchTo). So
+	// sysmon's check-then-retake keeps it at most TempWorkers without a CAS
+	// loop.
 	retaken atomic.Int64
 
 	// helpers counts helper goroutines alive (helper.go): incremented by
@@ -304,8 +304,9 @@ func (e *Executor) dropStale(c *core) {
 // its body on a plain goroutine (see the package doc). Cost for a worker
 // woken while it spins: a registry lookup (registry.self), UnlockOSThread
 // and LockOSThread and the yields; for a hand-off, two atomic CASes more
-// and, for a context, four coroutine switches and a ready queue's push and
-// pop; for a goroutine, a wake-up of a pooled goroutine when work waits.
+// and, for a context, two to four coroutine switches (see ctx.go) and a
+// ready queue's push and pop; for a goroutine, a wake-up of a pooled
+// goroutine when work waits.
 func (e *Executor) Park(p *kc.Parker) {
 	if !p.Worker() {
 		p.Wait()

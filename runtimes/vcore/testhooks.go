@@ -23,4 +23,8 @@ var (
 	// testHookMonSleep: monSleep, after sysmon decided to sleep and before
 	// it says so (a Spawn whose kick finds sysmon awake).
 	testHookMonSleep func()
+
+	// testHookResume: step, with whether the context is resumed by another
+	// context (driveNested) or by its driver goroutine.
+	testHookResume func(nested bool)
 )

@@ -230,24 +230,6 @@ func (e *Executor) ownerFor(id uint64, c *core) ownerStart {
 	return ownerStart{id: id, c: c}
 }
 
-// handOn is the pass of a parked context's driver (drive), for the core
-// whose word was me: it returns the context to run c next (a ready one, or
-// a fresh owner on an idle or new context, d's first), or nil if c went
-// Free. The driver is unlocked, so it may make one.
-func (e *Executor) handOn(me uint64, c *core, d *stash) *ctx {
-	s, ok := e.pass(me, c)
-	if !ok {
-		return nil
-	}
-	if s.t != nil {
-		return s.t
-	}
-	t := e.take(d)
-	t.w.start(s.id)
-	t.grant = s.c
-	return t
-}
-
 // poll tries the queues once, in spec 05's order, with the fairness rule:
 // c's ready queue (resumptions of tasks already started) first, then c's
 // next slot, its inbox, the global queue, and other cores' inboxes and
@@ -311,7 +293,7 @@ func (e *Executor) poll(w *worker, c *core) (*kc.Task, *ctx) {
 // context r, which w's driver runs next (ctx.to); w's owner stint ends
 // (workerMain returns, and its context goes to the pool). r goes on under
 // a fresh id: the driver that suspended r may not have passed r's old core
-// on yet (drive's handOn), and compares that core's word with r's old id
+// on yet (step's pass), and compares that core's word with r's old id
 // when it does, so the word must not come to say that id again. If sysmon
 // took c from w meanwhile, r goes on without a core (Park's reacquire,
 // under a fresh id too) and w leaves the retake bound, as in lost. w's
