@@ -60,12 +60,6 @@ type core struct {
 	// (spec 05's Dekker rule; see Executor.sleep).
 	word atomic.Uint64
 
-	// beat counts tasks started on the core (spec 05's heartbeat). Written
-	// (Add) by the owner; read by sysmon, which retakes a core whose beat
-	// has not moved while work waits. It is diagnostic-grade: a lost or
-	// doubled count only delays or hastens a bounded rescue.
-	beat atomic.Uint64
-
 	// sleeper is the worker that last went to sleep on the core. Stored
 	// only by a worker whose CAS Running(id) -> Sleeping(id) succeeded,
 	// after that CAS and before its re-check of the queues; loaded by
@@ -82,6 +76,17 @@ type core struct {
 	// (stealNext), sysmon (moveStaleNext) and helpers, so each task is
 	// taken once. It counts as queued work wherever the inbox does.
 	next atomic.Pointer[kc.Task]
+
+	_ cpu.CacheLinePad
+	// beat counts tasks started on the core (spec 05's heartbeat). Written
+	// (Add) by the owner; read by sysmon, which retakes a core whose beat
+	// has not moved while work waits. It is diagnostic-grade: a lost or
+	// doubled count only delays or hastens a bounded rescue. It has a line
+	// of its own (TestCoreBeatLine): the owner adds to it at every task it
+	// starts, and word and next, which other cores load at every task they
+	// queue for this one (kick, holdsWork), would otherwise move between
+	// the cores with it, twice per task.
+	beat atomic.Uint64
 
 	inbox ring       // runnable tasks for this core; any core may steal from it
 	ready readyQueue // woken contexts that parked on this core (ctx.go); any core may take them

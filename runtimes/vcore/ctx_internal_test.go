@@ -15,6 +15,7 @@ import (
 	"github.com/kcbench/kcbench/internal/goruntime"
 	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/kc"
+	"golang.org/x/sys/cpu"
 )
 
 // A context is a whole number of cache lines, so that contexts that
@@ -28,6 +29,23 @@ func TestCtxLines(t *testing.T) {
 	}
 	if off := unsafe.Offsetof(ctx{}.w); off != 0 {
 		t.Errorf("ctx.w at offset %d; want 0 (ctxOf)", off)
+	}
+}
+
+// A core's heartbeat, which its owner adds to at every task, shares no
+// cache line with the word and the next slot, which other cores load at
+// every task they queue for it.
+func TestCoreBeatLine(t *testing.T) {
+	var c core
+	line := unsafe.Sizeof(cpu.CacheLinePad{})
+	beat := unsafe.Offsetof(c.beat)
+	for _, f := range []struct {
+		name string
+		off  uintptr
+	}{{"word", unsafe.Offsetof(c.word)}, {"sleeper", unsafe.Offsetof(c.sleeper)}, {"next", unsafe.Offsetof(c.next)}} {
+		if beat < f.off+line && f.off < beat+line {
+			t.Errorf("core.beat at offset %d is within %d bytes of core.%s at %d; want a line apart", beat, line, f.name, f.off)
+		}
 	}
 }
 
