@@ -150,7 +150,7 @@ func (e *Executor) retire() bool {
 }
 
 // findWork returns the next thing for loop coroutine c to do: a ready
-// coroutine to switch to (c's batch then goes on with it, or is flushed:
+// coroutine to resume (c's batch then goes on with it, or is flushed:
 // kc.Worker.Pass), which comes before any task, or a task to run. It goes
 // idle as long as there is neither;
 // (nil, nil) once the executor is closed, or enough workers are idle
@@ -168,7 +168,7 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 		if t != nil || r != nil {
 			e.stopSpinning(w)
 			if r != nil {
-				c.kw.Pass(&r.kw) // c goes to the pool: its batch goes on with r, or is dropped
+				c.kw.Pass(&r.kw) // c runs r (runNested) or hands it on and goes idle: its batch goes on with r, or is dropped
 			}
 			return t, r
 		}
