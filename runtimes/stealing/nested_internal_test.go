@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kcbench/kcbench/internal/goruntime"
+	"github.com/kcbench/kcbench/internal/kcload"
 	"github.com/kcbench/kcbench/internal/testutil"
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -22,16 +23,26 @@ func countResumes(t *testing.T) (direct, nested *atomic.Int64) {
 	if !goruntime.GOK {
 		t.Skip("no goroutine identities on this architecture: the loop runs without coroutines")
 	}
-	direct, nested = new(atomic.Int64), new(atomic.Int64)
-	testHookResume = func(n bool) {
-		if n {
-			nested.Add(1)
-		} else {
-			direct.Add(1)
-		}
-	}
+	r := new(kcload.Resumes)
+	testHookResume = r.Note
 	t.Cleanup(func() { testHookResume = nil })
-	return direct, nested
+	return &r.Direct, &r.Nested
+}
+
+// runOneWorker runs body on a runtime over a fresh executor with one worker
+// and no monitor, under runWatched's watchdog of 30 s (what says what had
+// happened by then), and closes both. It fails t if a goroutine is left.
+func runOneWorker(t *testing.T, what func() string, body kc.Func) {
+	t.Helper()
+	testutil.NoLeak(t)
+	e, err := New(Workers(1), withoutMonitor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kc.New(e)
+	runWatched(t, e, rt, 30*time.Second, what, body)
+	rt.Close()
+	e.Close()
 }
 
 // A body that Joins a child it launched into a nursery, again and again,
@@ -43,36 +54,12 @@ func countResumes(t *testing.T) (direct, nested *atomic.Int64) {
 // every resume, each round takes two of its resumes (the loop coroutine at
 // the park, the body at the wake).
 func TestJoinerResumedNested(t *testing.T) {
-	testutil.NoLeak(t)
 	direct, nested := countResumes(t)
-	e, err := New(Workers(1), withoutMonitor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := kc.New(e)
 	const rounds = 2000
 	var done atomic.Int64
-	runWatched(t, e, rt, 30*time.Second, func() string {
+	runOneWorker(t, func() string {
 		return fmt.Sprintf("%d of %d Joins done in 30 s", done.Load(), rounds)
-	}, func(j *kc.Job) error {
-		nur, err := j.Open()
-		if err != nil {
-			return err
-		}
-		for range rounds {
-			c, err := nur.Launch(func(*kc.Job) error { return nil })
-			if err != nil {
-				return err
-			}
-			if err := c.Join(j); err != nil {
-				return err
-			}
-			done.Add(1)
-		}
-		return nur.AwaitAll(j)
-	})
-	rt.Close()
-	e.Close()
+	}, kcload.JoinRounds(rounds, &done))
 	if d, n := direct.Load(), nested.Load(); n < rounds || d > rounds/10 {
 		t.Errorf("%d rounds of Launch and Join: %d resumes by the driver, %d nested; want at most %d and at least %d", rounds, d, n, rounds/10, rounds)
 	}
@@ -86,45 +73,12 @@ func TestJoinerResumedNested(t *testing.T) {
 // resuming it itself (runNested panics if one does), so the chain never
 // stacks loop coroutines under one another.
 func TestReadyChainResumedNested(t *testing.T) {
-	testutil.NoLeak(t)
 	_, nested := countResumes(t)
-	e, err := New(Workers(1), withoutMonitor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := kc.New(e)
 	const rounds, n = 50, 64
 	var woken atomic.Int64
-	runWatched(t, e, rt, 30*time.Second, func() string {
+	runOneWorker(t, func() string {
 		return fmt.Sprintf("%d of %d awaits done in 30 s", woken.Load(), rounds*n)
-	}, func(j *kc.Job) error {
-		for range rounds {
-			err := j.Scope(func(s *kc.Job) error {
-				d, err := kc.Async(s, func(d *kc.Job) (int, error) { return 1, d.Sleep(time.Millisecond) })
-				if err != nil {
-					return err
-				}
-				for range n {
-					if _, err := s.Launch(func(c *kc.Job) error {
-						if v, err := d.Await(c); err != nil || v != 1 {
-							return fmt.Errorf("Await: %v, %v; want 1, nil", v, err)
-						}
-						woken.Add(1)
-						return nil
-					}); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	rt.Close()
-	e.Close()
+	}, kcload.WakeRounds(rounds, n, &woken))
 	if got := nested.Load(); got < rounds*n/2 {
 		t.Errorf("%d rounds of %d awaiters woken together: %d nested resumes; want at least %d", rounds, n, got, rounds*n/2)
 	}
