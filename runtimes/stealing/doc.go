@@ -28,9 +28,13 @@
 // happens to run on (LIFO slot first, then FIFO), checks the injector
 // whenever its ring is empty, and otherwise spins: it steals half of
 // another ring's FIFO with one CAS on that ring's head (like runqgrab),
-// yielding between rounds; in its last round it takes another ring's LIFO
-// slot if that held the same task across a Gosched (a task about to be run
-// inline by its spawner's await is left alone). The fairness rule: on
+// yielding between rounds; in the last round of each spin it takes another
+// ring's LIFO slot if that held the same task across a Gosched (a task
+// about to be run inline by its spawner's await is left alone). A worker
+// whose last spin found a batch (half a ring) spins again and again for
+// idleSpin before it goes idle, so that a worker that ran dry between two
+// bursts of work takes the next burst's spawns as they come rather than
+// waiting to be woken for them (spinFor). The fairness rule: on
 // every 61st look for work a worker checks the injector, the yield list and
 // the ready list first and its P's ready slot last, and every 61st task
 // taken from a ring comes from its FIFO, not its LIFO slot (counted on the
@@ -414,10 +418,9 @@
 //     resident: a design that closes this part of the tail would have the
 //     job slabs written before use off the launching path (a per-P stash
 //     that an idle worker fills), not built. And the other worker, finding
-//     nothing, goes idle after its spin, so now and then a launch wakes it
-//     (a futex wake on the launching thread); keeping it spinning longer
-//     (naps of its thread) holds a P that timers and readied goroutines
-//     need.
+//     nothing, goes idle after its spin (a short one: it found no batch,
+//     see spinFor), so now and then a launch wakes it (a futex wake on the
+//     launching thread).
 //
 // A profile of a workload next to its best peer's shows where the time
 // goes, for example:

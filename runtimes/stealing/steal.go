@@ -3,6 +3,7 @@ package stealing
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/kcbench/kcbench/runtimes/kc"
 )
@@ -25,9 +26,11 @@ func (e *Executor) spin(w *worker) (*kc.Task, *coro) {
 			return nil, r
 		}
 		if t := e.stealPass(w); t != nil {
+			w.burst = true
 			return t, nil
 		}
 		if t := e.fromInjector(); t != nil {
+			w.burst = true
 			return t, nil
 		}
 		if r := e.takeYielded(); r != nil {
@@ -42,6 +45,42 @@ func (e *Executor) spin(w *worker) (*kc.Task, *coro) {
 		runtime.Gosched()
 	}
 	return nil, nil
+}
+
+// idleSpin is how long a spinning worker whose last spin found a batch
+// keeps looking before it goes idle (spinFor).
+const idleSpin = 20 * time.Microsecond
+
+// spinFor spins (spin) once, or, if the worker's last spin found a batch
+// (half of another ring's FIFO, or a share of the injector: w.burst), again
+// and again until it finds work, idleSpin has passed, or the executor is
+// closed. Work that came in a batch comes in bursts (a parent's next batch
+// of children, the next op of a loop that launches them): a worker that ran
+// dry between two bursts so takes the next burst's spawns as they come,
+// instead of being woken for them. The wake goes through a Go channel and
+// the Go scheduler and reaches the other P only after Go's wake of an idle
+// P and, often, its 3 us wait before it steals a runnext, so the spawner
+// meanwhile runs the burst alone. A worker that found no batch spins once,
+// as Go's findRunnable does: one that kept spinning beside a task that
+// launches a lone child at a time (and runs it inline, or joins it) would
+// only keep reading that task's queues, moving their cache lines between
+// the cores, for work that never comes to it. A long spin that finds
+// nothing makes the next spin short. Its price is at most idleSpin of a
+// P's time per burst, yielded at every round: a goroutine readied on that
+// P (a timer's, a channel partner's) runs at the next Gosched. Cost: a
+// clock read per spin.
+func (e *Executor) spinFor(w *worker) (*kc.Task, *coro) {
+	long := w.burst
+	w.burst = false
+	start := time.Now()
+	for {
+		if t, r := e.spin(w); t != nil || r != nil || e.sched.closed.Load() {
+			return t, r
+		}
+		if !long || time.Since(start) >= idleSpin {
+			return nil, nil
+		}
+	}
 }
 
 // stealPass looks once at every ring's FIFO, in a random order: it pops

@@ -4,7 +4,7 @@ import "github.com/kcbench/kcbench/runtimes/kc"
 
 const (
 	injectEvery = 61 // a worker checks the injector first on every 61st task (fairness)
-	spinRounds  = 4  // steal passes, with a Gosched between them, before going idle (as many as Go's findRunnable)
+	spinRounds  = 4  // steal passes of one spin, with a Gosched between them (as many as Go's findRunnable)
 	// osYieldAfter is how many Yields in a row may find nothing queued
 	// before each further one also gives the thread up to the OS (see
 	// Yield): a few microseconds of polling, more than a task that is
@@ -22,6 +22,7 @@ type worker struct {
 	idle     *coro  // the stash of idle coroutines (see stashIdle), through link
 	nidle    int    // the stash's length
 	spinning bool   // counted in schedState.spinning
+	burst    bool   // its last spin found a batch (half a ring, or the injector's): the next spins for idleSpin (spinFor)
 	ticks    uint32 // findLocal calls, for the injector fairness check
 	rnd      uint32 // xorshift state for the victim order
 }
@@ -184,7 +185,7 @@ func (e *Executor) findWork(c *coro) (*kc.Task, *coro) {
 			e.sched.spinning.Add(1)
 		}
 		if w.spinning {
-			if t, r := e.spin(w); t != nil || r != nil {
+			if t, r := e.spinFor(w); t != nil || r != nil {
 				e.stopSpinning(w)
 				return t, r
 			}
