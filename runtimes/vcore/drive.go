@@ -7,7 +7,9 @@ const stashMax = 16
 // goes here, and the fresh owner of a parked context's core comes from
 // here, with no lock; the shared pool (ctxPool) takes a full stash and
 // whatever a driver holds when it stops driving (flush). Only the driver
-// goroutine touches it. t has room for one more than stashMax: the
+// goroutine and the contexts it runs (driveNested, through ctx.d) touch
+// it, one at a time: each is blocked in the next call of the one it
+// resumed. t has room for one more than stashMax: the
 // context that fills it, which goes to the pool with the rest.
 type stash struct {
 	t [stashMax + 1]*ctx
@@ -75,8 +77,8 @@ func (e *Executor) drive(d *stash, t *ctx) {
 // fresh true, the start of a fresh owner for its parked core, for the
 // caller to give a context (the driver an idle or new one, d's first: the
 // driver is unlocked, so it may make one); or nothing (the core went
-// Free). d is the driver's stash, which only the
-// driver's goroutine and the contexts it runs touch, one at a time.
+// Free). d is the driver's stash, which only the driver's goroutine and
+// the contexts it runs touch, one at a time.
 func (e *Executor) step(d *stash, t *ctx, nested bool) (next *ctx, s ownerStart, fresh bool) {
 	if t.state != ctxReady && t.state != ctxIdle {
 		panic("vcore: resume of a context that is " + t.state.String())
