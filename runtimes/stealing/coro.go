@@ -11,13 +11,13 @@ import (
 )
 
 // coroState is where a loop coroutine is in its life. Its owner writes it:
-// the driver running it, or the coroutine itself while it runs, then the
-// waker (Resume), the driver that resumes it, the pool; ownership passes
-// with the hand-off that moves the coroutine (a coroutine switch, the
-// Parker's hand-off word, a ready slot's atomics, the pool's mutex), so
-// the field needs no atomics. Resume checks it (only a parked coroutine
-// may be made ready), so a coroutine woken twice panics instead of
-// running twice.
+// whoever resumed it (its driver, or the loop coroutine it runs nested
+// under), or the coroutine itself while it runs, then the waker (Resume),
+// whoever resumes it next, the pool; ownership passes with the hand-off
+// that moves the coroutine (a coroutine switch, the Parker's hand-off
+// word, a ready slot's atomics, the pool's mutex), so the field needs no
+// atomics. Resume checks it (only a parked coroutine may be made ready),
+// so a coroutine woken twice panics instead of running twice.
 type coroState uint8
 
 const (
@@ -91,7 +91,7 @@ type coro struct {
 	drv   *worker                // the driver running c; written before each resume
 	kw    kc.Worker              // releases of the parents of c's tasks (a task's run keeps a pointer to it, so it is c's, not the driver's)
 	park  *kc.Parker             // the wait c yielded from (coroSuspending)
-	to    *coro                  // the ready coroutine c hands its driver (msgSwitch)
+	to    *coro                  // the ready coroutine a nested c hands the one it runs under (msgSwitch)
 	// link is the next coroutine in whichever list holds c, and that
 	// list's owner or lock guards it: the idle pool or a driver's stash
 	// (coroIdle), or the ready list, where c heads a chain (coroReady).
@@ -158,8 +158,8 @@ func (c *coro) body(yield func(coroMsg) bool) {
 		e.gt.remove(c.g)
 		c.state = coroDead
 		// A body that called Goexit with its thread locked: the coroutine's
-		// exit is a switch to its driver, which throws unless the lock is
-		// undone (see goruntime.UnlockOSThreadAll).
+		// exit is a switch to whoever resumed it, which throws unless the
+		// lock is undone (see goruntime.UnlockOSThreadAll).
 		goruntime.UnlockOSThreadAll()
 	}()
 	for {

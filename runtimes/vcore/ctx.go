@@ -66,8 +66,8 @@ const (
 	// state, stored before Suspend installs it).
 	ctxParking
 	// ctxParked: installed as its Parker's Resumer, waiting for the wake;
-	// nobody holds it but the Parker. Moves to ctxReady (Resume; or its
-	// driver, when Suspend failed because the wake came first).
+	// nobody holds it but the Parker. Moves to ctxReady (Resume; or step,
+	// when Suspend failed because the wake came first).
 	ctxParked
 	// ctxReady: woken, on a core's ready queue or on its way to a driver
 	// with a core granted. Moves to ctxRunning.
@@ -117,7 +117,7 @@ type ctx struct {
 	to    *ctx                  // the ready context its owner stint handed its core to (switchTo): run by it (driveNested), or, if it runs nested, by whoever resumed it (msgDone)
 	d     *stash                // its driver's stash while it runs (step), for driveNested
 	grant *core                 // the core it owns when it next runs (its owner stint starts, or Park returns, owning it); nil: it has none
-	home  *core                 // the core it parked on: the one its driver passes on, and the ready queue Resume puts it on
+	home  *core                 // the core it parked on: the one step passes on, and the ready queue Resume puts it on
 	link  *ctx                  // the next in whichever list holds it: a ready queue or the pool
 	// sp is an address in the frame of its last suspend (parkCtx), near
 	// where its resume returns first: a hint for prefetch, and nothing
@@ -198,8 +198,8 @@ func (t *ctx) body(yield func(ctxMsg) bool) {
 	defer func() {
 		t.state = ctxDead
 		// A body that called Goexit with its thread locked: the coroutine's
-		// exit is a switch to its driver, which throws unless the lock is
-		// undone (see goruntime.UnlockOSThreadAll).
+		// exit is a switch to whoever resumed it, which throws unless the
+		// lock is undone (see goruntime.UnlockOSThreadAll).
 		goruntime.UnlockOSThreadAll()
 		e.wg.Done()
 	}()
