@@ -56,8 +56,8 @@ var (
 	evNil = EV{}
 	evAny = EV{Kind: EAny}
 	// evFinished is Err of a job that ended without being cancelled: an
-	// error matching ErrCancelled whose cause says the job finished.
-	evFinished = EV{Kind: ECancel, Cause: &EV{Kind: EOther, Text: "job finished"}}
+	// error matching ErrCancelled whose cause is kc.ErrFinished.
+	evFinished = EV{Kind: ECancel, Cause: &EV{Kind: EOther, Text: kc.ErrFinished.Error()}}
 )
 
 func evCancel(cause EV) EV { c := cause; return EV{Kind: ECancel, Cause: &c} }

@@ -184,7 +184,7 @@ func (m *machine) execOp(x *mjob, op *Op) {
 		}
 		// Done is closed once the cancel walk ran, or the job ended; Err
 		// then gives the cancellation error, or for a job that ended
-		// uncancelled, kc's "job finished" one. IsCancelled: no settled job
+		// uncancelled, the one whose cause is kc.ErrFinished. IsCancelled: no settled job
 		// is inside a Shield.
 		done, errv := 0, evNil
 		if t.walked || t.state.Terminal() {

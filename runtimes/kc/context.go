@@ -52,7 +52,7 @@ func (j *Job) Done() <-chan struct{} {
 
 // Err returns nil until Done is closed; then the cancellation error if j
 // was cancelled, or an error matching ErrCancelled (and context.Canceled)
-// saying the job finished. Once non-nil, it returns the same error on every
+// and ErrFinished if it ended without being cancelled. Once non-nil, it returns the same error on every
 // call, as context.Context requires: when an explicit Cancel replaces the
 // cause of a WithTimeout scope's timeout afterwards, Result and Check
 // report the new cause, Err still the timeout.

@@ -59,3 +59,49 @@ func TestErrStableWhenCancelReplacesTimeout(t *testing.T) {
 		}
 	}
 }
+
+// Err of a job that ended without being cancelled matches ErrFinished (and
+// ErrCancelled and context.Canceled, as a context's Err must once Done is
+// closed); Err of a job that was cancelled, or that failed (a failure
+// cancels the job), does not match ErrFinished, and carries its cause.
+func TestErrFinished(t *testing.T) {
+	testutil.NoLeak(t)
+	rt := kc.New(goroutine.New())
+	defer rt.Close()
+	boom := errors.New("boom")
+	why := errors.New("why")
+	err := rt.Run(context.Background(), func(j *kc.Job) error {
+		return j.SupervisorScope(func(s *kc.Job) error {
+			done, err := s.Launch(func(*kc.Job) error { return nil })
+			if err != nil {
+				return err
+			}
+			failed, err := s.Launch(func(*kc.Job) error { return boom })
+			if err != nil {
+				return err
+			}
+			cancelled, err := s.Launch(func(c *kc.Job) error { <-c.Done(); return c.Err() })
+			if err != nil {
+				return err
+			}
+			cancelled.Cancel(why)
+			for _, c := range []*kc.Job{done, failed, cancelled} {
+				c.Join(s)
+				<-c.Done()
+			}
+			if e := done.Err(); !errors.Is(e, kc.ErrFinished) || !errors.Is(e, kc.ErrCancelled) || !errors.Is(e, context.Canceled) {
+				t.Errorf("Err of a job that completed: %v; want one matching ErrFinished, ErrCancelled and context.Canceled", e)
+			}
+			if e := failed.Err(); errors.Is(e, kc.ErrFinished) || !errors.Is(e, boom) {
+				t.Errorf("Err of a job that failed: %v; want its failure, not ErrFinished", e)
+			}
+			if e := cancelled.Err(); errors.Is(e, kc.ErrFinished) || !errors.Is(e, why) || !errors.Is(e, kc.ErrCancelled) {
+				t.Errorf("Err of a job that was cancelled: %v; want its cause and ErrCancelled, not ErrFinished", e)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

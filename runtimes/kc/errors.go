@@ -65,6 +65,12 @@ var (
 
 	// ErrNilBody is returned when a nil body is launched.
 	ErrNilBody = errors.New("kc: nil body")
+
+	// ErrFinished is the cause in what Err returns for a job that ended
+	// without being cancelled: that error matches ErrCancelled (and
+	// context.Canceled), as a context's Err must once Done is closed, and
+	// ErrFinished, which tells it from a cancellation.
+	ErrFinished = errors.New("kc: job finished")
 )
 
 // errInlineGoexit fails a job on whose behalf a Join or Await ran a child
@@ -105,7 +111,7 @@ func (e *cancelError) Unwrap() []error {
 
 // errFinished is what Err reports for a job that ended without being
 // cancelled: its Done channel is closed, so Err must not be nil.
-var errFinished error = &cancelError{cause: errors.New("job finished")}
+var errFinished error = &cancelError{cause: ErrFinished}
 
 // PanicError is the failure of a job whose body, OnCancel callback or actor
 // handler panicked. The panic is recovered: no goroutine of the runtime dies.
