@@ -59,27 +59,27 @@ func (e *Executor) flush(d *stash) {
 // ends the driver here (iter.Pull passes it on).
 func (e *Executor) drive(d *stash, t *ctx) {
 	for t != nil {
-		next, s, fresh := e.step(d, t, false)
-		if fresh {
-			next = e.take(d)
-			next.w.start(s.id)
-			next.grant = s.c
+		s := e.step(d, t, false)
+		if s.t == nil && s.c != nil { // a fresh owner: an idle or new context, d's first
+			s.t = e.take(d)
+			s.t.w.start(s.id)
+			s.t.grant = s.c
 		}
-		t = next
+		t = s.t
 	}
 }
 
 // step resumes context t (from the driver goroutine, or nested under
 // another context: see driveNested) until it yields, and does what it
-// said. It returns the context to run next: t itself if its Park's wake
-// came before the suspend, the ready context its owner stint handed its
-// core to, or the ready one its parked core passes to (pass); or, with
-// fresh true, the start of a fresh owner for its parked core, for the
-// caller to give a context (the driver an idle or new one, d's first: the
-// driver is unlocked, so it may make one); or nothing (the core went
-// Free). d is the driver's stash, which only the driver's goroutine and
-// the contexts it runs touch, one at a time.
-func (e *Executor) step(d *stash, t *ctx, nested bool) (next *ctx, s ownerStart, fresh bool) {
+// said. It returns what runs next, as an ownerStart: a context (s.t) to
+// resume, that is t itself if its Park's wake came before the suspend, the
+// ready context its owner stint handed its core to, or the ready one its
+// parked core passes to (pass); else the start of a fresh owner for its
+// parked core (s.c and s.id), for the caller to give a context (the driver
+// is unlocked, so it may make one); else nothing (the zero ownerStart: the
+// core went Free). d is the driver's stash, which only the driver's
+// goroutine and the contexts it runs touch, one at a time.
+func (e *Executor) step(d *stash, t *ctx, nested bool) ownerStart {
 	if t.state != ctxReady && t.state != ctxIdle {
 		panic("vcore: resume of a context that is " + t.state.String())
 	}
@@ -92,7 +92,7 @@ func (e *Executor) step(d *stash, t *ctx, nested bool) (next *ctx, s ownerStart,
 	if !ok {
 		panic("vcore: a context ended while running")
 	}
-	next = t.to
+	next := t.to
 	t.to, t.d = nil, nil
 	switch msg {
 	case msgPark:
@@ -105,10 +105,8 @@ func (e *Executor) step(d *stash, t *ctx, nested bool) (next *ctx, s ownerStart,
 			// c's word still says me, unless sysmon took c: t, once
 			// resumed, takes a core under a fresh id (switchTo,
 			// parkCtx), so no word comes to say me again.
-			if s, ok = e.pass(me, c); ok && s.t == nil {
-				return nil, s, true
-			}
-			return s.t, ownerStart{}, false
+			s, _ := e.pass(me, c)
+			return s
 		} else if c.word.Load() == me {
 			// The wake came first: t goes on here with its core.
 			t.state, t.grant = ctxReady, c
@@ -123,7 +121,7 @@ func (e *Executor) step(d *stash, t *ctx, nested bool) (next *ctx, s ownerStart,
 	case msgDone:
 		e.idleCtx(d, t)
 	}
-	return next, ownerStart{}, false
+	return ownerStart{t: next}
 }
 
 // driveNested runs ready context r from context t, whose owner stint has
@@ -149,13 +147,13 @@ func (e *Executor) driveNested(t, r *ctx) bool {
 	}
 	d := t.d
 	for r != nil {
-		next, s, fresh := e.step(d, r, true)
-		if fresh {
+		s := e.step(d, r, true)
+		if s.t == nil && s.c != nil {
 			t.w.start(s.id)
 			t.grant = s.c
 			return true
 		}
-		r = next
+		r = s.t
 	}
 	return false
 }
