@@ -14,11 +14,12 @@ const (
 
 // worker is the loop state of one worker: a driver goroutine and the loop
 // coroutine it runs at the moment (see coro.go), with the one that runs
-// nested under that one, if any (runNested). It belongs to the driver and
-// to those coroutines, which run one at a time (each blocked in the next
-// call of the one it resumed): no other goroutine ever sees it. Where the worker is in its loop (running a task, searching its
-// P's ring, spinning to steal, idle) is the code position plus spinning;
-// the shared view is the counters in schedState.
+// nested under that one, if any (runNested). It belongs to the driver and to
+// those coroutines, which run one at a time (each blocked in the next call
+// of the one it resumed): no other goroutine ever sees it. Where the worker
+// is in its loop (running a task, searching its P's ring, spinning to steal,
+// idle) is the code position plus spinning; the shared view is the counters
+// in schedState.
 type worker struct {
 	idle     *coro  // the stash of idle coroutines (see stashIdle), through link
 	nidle    int    // the stash's length

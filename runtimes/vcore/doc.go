@@ -231,11 +231,11 @@
 //     an owner hands its core to the woken context), a push and a pop under the
 //     ready queue's mutex, a context to and from a driver's stash (no lock),
 //     and two to four coroutine switches (two when the owner that resumes the
-//     context runs it nested and is the fresh owner at its next park, four
-//     when park and resume each go through a driver): a few hundred ns. As a goroutine: the same locks and CASes, and the wake-up
-//     of a pooled goroutine when work waits: on the order of a microsecond. A
-//     channel wait answered while it spins keeps its core: a few goroutine
-//     switches.
+//     context runs it nested and is the fresh owner at its next park, four when
+//     park and resume each go through a driver): a few hundred ns. As a
+//     goroutine: the same locks and CASes, and the wake-up of a pooled
+//     goroutine when work waits: on the order of a microsecond. A channel wait
+//     answered while it spins keeps its core: a few goroutine switches.
 //   - A wait for a timer due within the spin budget (a short Sleep): the
 //     wake a few goroutine switches after the due time, for at most twice
 //     the budget of CPU on a goroutine that yields at every look; AfterFunc
@@ -276,21 +276,21 @@
 // once full, through the global queue, which takes the live task at its
 // head (dropStale).
 //
-// JobCreate's latency is set by where the child runs. With owners as contexts the joiner owns a core: its child
-// goes to the core's next slot, its join suspends it and hands the core to
-// a fresh owner, which runs the child and, finding the joiner ready, hands
-// the core back (the other core's spinner leaves a lone ready context to
-// its core: stealing the joiner would move the op across cores). With owners as goroutines the joiner, coreless once a park
-// of its found no core free, sends each child to an inbox, where a spinning
-// owner, or a sleeping one woken onto the joiner's P, runs it; were every
-// owner to spin, the child would go mostly to a spinner on the other P and
-// the joiner would be woken there, each op crossing Ps (findWork says why
-// at most half of such owners spin). On
-// AwaitPending that takes the next slot: with the child in an inbox, much of
-// vcore's CPU time went to the ring's push and pop, the active_tasks add and
-// the child's claim, each on a cache line another core also writes, as the
-// idle core popped and dropped the stale entries. The next slot keeps all of
-// that on the parent's core.
+// JobCreate's latency is set by where the child runs. With owners as contexts
+// the joiner owns a core: its child goes to the core's next slot, its join
+// suspends it and hands the core to a fresh owner, which runs the child and,
+// finding the joiner ready, hands the core back (the other core's spinner
+// leaves a lone ready context to its core: stealing the joiner would move the
+// op across cores). With owners as goroutines the joiner, coreless once a
+// park of its found no core free, sends each child to an inbox, where a
+// spinning owner, or a sleeping one woken onto the joiner's P, runs it; were
+// every owner to spin, the child would go mostly to a spinner on the other P
+// and the joiner would be woken there, each op crossing Ps (findWork says why
+// at most half of such owners spin). On AwaitPending that takes the next
+// slot: with the child in an inbox, much of vcore's CPU time went to the
+// ring's push and pop, the active_tasks add and the child's claim, each on a
+// cache line another core also writes, as the idle core popped and dropped
+// the stale entries. The next slot keeps all of that on the parent's core.
 //
 // Parked tasks are contexts (where owners are), so a wake is a push to the
 // ready queue of the core the task parked on, and the woken run by
