@@ -39,9 +39,9 @@ func JoinRounds(rounds int, done *atomic.Int64) kc.Func {
 }
 
 // WakeRounds returns a root body that, rounds times, runs a Scope in which
-// n children Await a deferred that completes a millisecond after it starts,
-// long after they have parked on a lone worker, so that its end wakes them
-// all at once. It adds 1 to woken per Await that returned the deferred's
+// n children Await a deferred that completes a millisecond after it starts;
+// on an executor with one worker that is long after they have parked, so
+// that its end wakes them all at once. It adds 1 to woken per Await that returned the deferred's
 // value.
 func WakeRounds(rounds, n int, woken *atomic.Int64) kc.Func {
 	return func(j *kc.Job) error {
