@@ -421,6 +421,24 @@
 //     nothing, goes idle after its spin (a short one: it found no batch,
 //     see spinFor), so now and then a launch wakes it (a futex wake on the
 //     launching thread).
+//   - JobCreate against its floor (empty children launched in a loop into
+//     one nursery). The launching worker spends its time in Launch and the
+//     other worker runs the children, which crosses the cores with every
+//     job, where the floor's one goroutine queues and runs each job in its
+//     own cache. And the launcher outpaces the children's worker, so
+//     thousands of launched jobs wait in the queues at any time; the
+//     collector, whose cycles come every few megabytes of jobs allocated,
+//     marks every one of them at every cycle, with its write barriers on
+//     meanwhile, while the floor's queue holds one. A launcher that yields
+//     once the queues are long (Cilk's bound on space) keeps them short, and
+//     the op faster, by the collector's share. The executor does not do it
+//     for the launcher: it would make a launch wait for queued tasks to
+//     start, and a launcher that holds a lock its children take would then
+//     wait behind a worker blocked in their Lock, out of the executor's
+//     sight, for a temporary worker (with none allowed, such an executor
+//     deadlocks in TestLaunchUnderLock). A body that launches in a tight
+//     loop and holds no such lock can pace itself: Job.Yield every few
+//     hundred launches runs queued children and comes back.
 //
 // A profile of a workload next to its best peer's shows where the time
 // goes, for example:
