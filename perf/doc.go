@@ -209,9 +209,13 @@
 //	go test -run='^$' -bench=. -count=10 ./perf/ | tee new.txt
 //	go run ./cmd/kcbench compare -col /backend new.txt
 //
-// Add -benchtime=100ms for a quick look. Under -race a program may have
-// only 8128 live goroutines, so CancelFanout with n >= 10000 cannot run on
-// the goroutine backend or the peers with the race detector; `go test
-// ./perf/` (no -bench) runs every workload on every backend with small n
-// and is race-clean.
+// Add -benchtime=100ms for a quick look. go test runs every benchmark in
+// one process, so a benchmark pays for the goroutines and heap of those
+// before it (each collection walks every goroutine the process ever made):
+// after CancelFanout's large sizes, an allocating row such as JobCreate's
+// floor runs slower. kcbench run gives each workload and size a process
+// of its own. Under -race a program may have only 8128 live goroutines, so
+// CancelFanout with n >= 10000 cannot run on the goroutine backend or the
+// peers with the race detector; `go test ./perf/` (no -bench) runs every
+// workload on every backend with small n and is race-clean.
 package perf

@@ -39,6 +39,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/runner"
 )
 
 // Exit codes.
@@ -165,6 +167,14 @@ func isSilent(err error) bool {
 }
 
 func main() {
+	if os.Getenv(runner.WorkerEnv) != "" {
+		// A worker of "kcbench run" (see runner.Isolation), started by it.
+		if err := runner.ServeWorker(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "kcbench worker: %v\n", err)
+			os.Exit(exitFailure)
+		}
+		return
+	}
 	err := run(os.Stdout, os.Stderr, os.Args[1:])
 	if err == nil {
 		return

@@ -34,6 +34,17 @@ AwaitPending (-latency samples each, per backend and round: with the
 default 100000, a round's p99.9 is its 100th-largest sample, and its
 p99 its 1000th).
 
+The benchmarks of each workload at each size (its backends, peers and
+floor, and its latency samples) run in a worker process of their own,
+this program started again, one benchmark at a time in the order above.
+A Go process keeps what it ran before: every goroutine it ever made stays
+on the list that each garbage collection walks, and a large heap goes
+back to the OS slowly, to be faulted in again. In one process, every
+benchmark after the conformance suite and CancelFanout's hundred
+thousand tasks would pay for them, the allocating ones and the floor
+rows most; in its own worker, a workload's rows share their own history
+and nothing else's.
+
 It writes into the output directory:
   results.txt      Go benchmark format, with the configuration lines goos,
                    goarch, cpu, gomaxprocs, go-version, commit and

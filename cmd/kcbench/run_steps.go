@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -66,11 +67,16 @@ func dropBackends(items []runner.Item, drop []string) []runner.Item {
 // are returned (wrapping ErrBenchmarks) after everything that could be
 // written was.
 func benchmarkAndReport(stderr io.Writer, items []runner.Item, f runFlags) ([]string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding this program to start its benchmark workers: %w", err)
+	}
 	cfg := runner.Config{
 		Count: f.count, Benchtime: f.benchtime, LatencySamples: f.latency,
 		Precision: f.precision.v, Budget: f.budget,
 		Env:      runner.Environment(version),
 		Progress: runner.NewReporter(stderr, isTerminal(stderr)),
+		Isolate:  &runner.Isolation{Command: func() *exec.Cmd { return workerCommand(self) }},
 	}
 	meter, merr := cpuload.Start()
 	out, runErr := runner.Run(items, cfg)
@@ -126,4 +132,12 @@ func benchmarkAndReport(stderr io.Writer, items []runner.Item, f runFlags) ([]st
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && runner.IsTerminal(f)
+}
+
+// workerCommand is the command of a benchmark worker of "kcbench run": this
+// program again, told by the environment to serve (see main).
+func workerCommand(self string) *exec.Cmd {
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), runner.WorkerEnv+"=1")
+	return cmd
 }

@@ -36,6 +36,10 @@ type Config struct {
 	// precise or the wall time of the whole run reaches Budget.
 	Precision float64
 	Budget    time.Duration
+	// Isolate, when not nil, runs the benchmarks and latency samples of
+	// each workload and size in a worker process of its own (see
+	// Isolation); nil runs everything in this process.
+	Isolate *Isolation
 }
 
 // ErrConfig reports an invalid Config.
@@ -82,11 +86,17 @@ func Run(items []Item, cfg Config) (*Output, error) {
 		r.Latency = LatencyPlan(items)
 	}
 	config := cfg.Env.Config()
+	measure, sample := runItem, sampleLatency
+	var ws *workers
+	if cfg.Isolate != nil {
+		ws = newWorkers(cfg.Isolate)
+		measure, sample = ws.bench, ws.latency
+	}
 	var tasks []task
 	for _, it := range items {
 		bt := cfg.Benchtime
 		tasks = append(tasks, task{it.Name(), func() (*benchfmt.Result, error) {
-			res, m, err := runItem(it, bt, config)
+			res, m, err := measure(it, bt, config)
 			if err == nil {
 				bt = nextBenchtime(cfg.Benchtime, m)
 			}
@@ -94,7 +104,7 @@ func Run(items []Item, cfg Config) (*Output, error) {
 		}})
 	}
 	for _, l := range r.Latency {
-		tasks = append(tasks, task{l.Name(), func() (*benchfmt.Result, error) { return sampleLatency(l, cfg.LatencySamples, config) }})
+		tasks = append(tasks, task{l.Name(), func() (*benchfmt.Result, error) { return sample(l, cfg.LatencySamples, config) }})
 	}
 	byTask := make([][]*benchfmt.Result, len(tasks))
 	failed := make([]error, len(tasks))
@@ -157,6 +167,9 @@ func Run(items []Item, cfg Config) (*Output, error) {
 	}
 	for _, rs := range byTask {
 		r.Results = append(r.Results, rs...)
+	}
+	if ws != nil {
+		failed = append(failed, ws.close())
 	}
 	return r, errors.Join(failed...)
 }
