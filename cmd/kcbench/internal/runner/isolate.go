@@ -31,13 +31,14 @@ import (
 // so the rows compared with each other (a backend, the peers and the
 // floor of one workload) share one history, and no other workload's.
 // Rounds stay interleaved: Run sends each worker one benchmark at a time,
-// in the order of the in-process run.
+// in the order of the in-process run. A worker costs a process start at
+// its group's first benchmark, and its memory until Run returns.
 type Isolation struct {
 	// Command returns the command that starts a worker: a process that
 	// calls ServeWorker on its standard input and output (kcbench starts
 	// itself with WorkerEnv set). The start of its standard error is kept
 	// for the error message of a worker that dies (a panic's message
-	// comes first, its stacks after).
+	// comes first, its stacks after). It must not be nil.
 	Command func() *exec.Cmd
 }
 
