@@ -108,6 +108,9 @@ func TestIsolatedRun(t *testing.T) {
 	if !strings.Contains(buf.String(), "goos: linux") {
 		t.Errorf("results without their configuration:\n%s", buf.String())
 	}
+	if _, err := Run(items, Config{Count: 1, Benchtime: "1x", Isolate: &Isolation{}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("Isolation without a Command: err = %v; want ErrConfig", err)
+	}
 }
 
 // A worker that dies fails the benchmark it was running with ErrWorker and

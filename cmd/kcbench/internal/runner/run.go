@@ -77,6 +77,9 @@ func Run(items []Item, cfg Config) (*Output, error) {
 		return nil, fmt.Errorf("%w: count %d, latency samples %d, precision %v, budget %v (a precision needs a budget)",
 			ErrConfig, cfg.Count, cfg.LatencySamples, cfg.Precision, cfg.Budget)
 	}
+	if cfg.Isolate != nil && cfg.Isolate.Command == nil {
+		return nil, fmt.Errorf("%w: an Isolation without a Command", ErrConfig)
+	}
 	start := time.Now()
 	if err := ParseBenchtime(cfg.Benchtime); err != nil {
 		return nil, err
