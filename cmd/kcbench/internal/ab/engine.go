@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
@@ -188,26 +189,42 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var samplers []*sampler
 	for _, name := range cfg.Rows {
 		r := &RowResult{Name: name, Unit: "ns/op", Ns: make([][]float64, len(cfg.Sides)), Calls: make([]float64, len(cfg.Sides))}
-		if !cfg.FixedTime {
-			// The first run ramps up to SampleTime as testing.Benchmark
-			// does; it is a warm-up, and its N fixes the op count.
-			s, err := cfg.Sides[0].Bench(name, cfg.SampleTime.String(), 0)
-			if err != nil {
-				return nil, err
-			}
-			r.Ops = max(1, int(math.Round(float64(cfg.SampleTime.Nanoseconds())/s.NsPerOp)))
-		}
 		samplers = append(samplers, &sampler{name: name, rows: []*RowResult{r}})
 	}
 	for _, name := range cfg.Latency {
 		samplers = append(samplers, &sampler{name: LatencyPrefix + name, latency: name})
+	}
+	order := runOrder(samplers)
+	if !cfg.FixedTime {
+		for _, i := range order {
+			s := samplers[i]
+			if s.latency != "" {
+				continue
+			}
+			// The first run ramps up to SampleTime as testing.Benchmark
+			// does; it is a warm-up, and its N fixes the op count.
+			b, err := cfg.Sides[0].Bench(s.name, cfg.SampleTime.String(), 0)
+			if err != nil {
+				return nil, err
+			}
+			s.rows[0].Ops = max(1, int(math.Round(float64(cfg.SampleTime.Nanoseconds())/b.NsPerOp)))
+		}
+		if cfg.Respawn > 0 {
+			// Those runs were side 0's alone: a fresh process for it, so
+			// that round 1 does not find it carrying their goroutines
+			// and heap while the other sides start clean.
+			if err := cfg.Sides[0].Restart(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	active := make([]bool, len(samplers))
 	for i := range active {
 		active[i] = true
 	}
 	for round := 0; ; round++ {
-		for i, s := range samplers {
+		for _, i := range order {
+			s := samplers[i]
 			if !active[i] {
 				continue
 			}
@@ -282,6 +299,32 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Elapsed = time.Since(t0)
 	return res, nil
+}
+
+// runOrder returns the order in which a round runs the samplers: by the
+// size of their workload (the k of a row named .../n=<k>; 0 for an unsized
+// row and for a latency sampler), smallest first, in Config order among
+// equals. A driver process keeps what its past benchmarks left behind:
+// every goroutine it made stays on the list that each collection walks.
+// The drivers restart every round (Respawn 1, the gate's default), so with
+// the largest sizes last, CancelFanout's hundred thousand tasks tax no
+// other row's samples, and the latency samplers run early, in a process
+// that has made few goroutines.
+func runOrder(samplers []*sampler) []int {
+	size := func(name string) int {
+		if i := strings.LastIndex(name, "/n="); i >= 0 {
+			if k, err := strconv.Atoi(name[i+len("/n="):]); err == nil {
+				return k
+			}
+		}
+		return 0
+	}
+	order := make([]int, len(samplers))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size(samplers[a].name) - size(samplers[b].name) })
+	return order
 }
 
 // runRound takes one sample of r on every side.
