@@ -312,9 +312,10 @@ func TestRunCancelled(t *testing.T) {
 // driver, 1 for the second, so that the pairs differ).
 func fakeDrivers(t *testing.T) []*Driver { return fakeDriversOffset(t, 1) }
 
-// fakeDriversOffset is fakeDrivers with FAKE_OFFSET off for the second
-// driver.
-func fakeDriversOffset(t *testing.T, off int) []*Driver {
+// benchDriver writes a driver script that greets, answers each bench
+// request by running the shell command bench (with $name set; $i starts
+// at 100) and refuses every other request, and returns its path.
+func benchDriver(t *testing.T, bench string) string {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake driver is a shell script")
@@ -326,14 +327,22 @@ i=100
 while read verb name rest; do
 	case "$verb" in
 	quit) exit 0 ;;
-	bench) i=$((i+1)); echo "ok 1000 $((i+FAKE_OFFSET)) 0" ;;
+	bench) %s ;;
 	*) echo "err no $name here" ;;
 	esac
 done
-`, Protocol)
+`, Protocol, bench)
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// fakeDriversOffset is fakeDrivers with FAKE_OFFSET off for the second
+// driver.
+func fakeDriversOffset(t *testing.T, off int) []*Driver {
+	t.Helper()
+	path := benchDriver(t, `i=$((i+1)); echo "ok 1000 $((i+FAKE_OFFSET)) 0"`)
 	var ds []*Driver
 	for i, label := range []string{"A", "B"} {
 		d, err := Start(path, label, []string{fmt.Sprintf("FAKE_OFFSET=%d", i*off)})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -55,24 +54,8 @@ func TestOrderSides(t *testing.T) {
 // op-count runs before round 1, is restarted before it: every process of
 // every side runs the rows once, in that order.
 func TestRunBySize(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake driver is a shell script")
-	}
+	path := benchDriver(t, `echo "$$ $name" >>"$FAKE_LOG"; echo "ok 1000 100 0"`)
 	dir := t.TempDir()
-	path := filepath.Join(dir, "driver")
-	script := fmt.Sprintf(`#!/bin/sh
-echo 'ready kcbench-abdriver/%d go0 procs=1 kcslow=off'
-while read verb name rest; do
-	case "$verb" in
-	quit) exit 0 ;;
-	bench) echo "$$ $name" >>"$FAKE_LOG"; echo "ok 1000 100 0" ;;
-	*) echo "err no $name here" ;;
-	esac
-done
-`, Protocol)
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	var sides []*Driver
 	for _, label := range []string{"A", "B"} {
 		d, err := Start(path, label, []string{"FAKE_LOG=" + filepath.Join(dir, label+".log")})
