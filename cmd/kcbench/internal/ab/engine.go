@@ -1,16 +1,19 @@
 package ab
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/kcbench/kcbench/cmd/kcbench/internal/paired"
+	"github.com/kcbench/kcbench/cmd/kcbench/internal/results"
 )
 
 // ErrConfig reports an invalid Config.
@@ -311,19 +314,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // other row's samples, and the latency samplers run early, in a process
 // that has made few goroutines.
 func runOrder(samplers []*sampler) []int {
-	size := func(name string) int {
-		if i := strings.LastIndex(name, "/n="); i >= 0 {
-			if k, err := strconv.Atoi(name[i+len("/n="):]); err == nil {
-				return k
-			}
-		}
-		return 0
+	size := func(name string) float64 {
+		return results.Identify(&benchfmt.Result{Name: benchfmt.Name(name)}).SizeValue()
 	}
 	order := make([]int, len(samplers))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return size(samplers[a].name) - size(samplers[b].name) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size(samplers[a].name), size(samplers[b].name)) })
 	return order
 }
 
