@@ -167,12 +167,7 @@ func isSilent(err error) bool {
 }
 
 func main() {
-	if os.Getenv(runner.WorkerEnv) != "" {
-		// A worker of "kcbench run" (see runner.Isolation), started by it.
-		if err := runner.ServeWorker(os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintf(os.Stderr, "kcbench worker: %v\n", err)
-			os.Exit(exitFailure)
-		}
+	if workerMain() {
 		return
 	}
 	err := run(os.Stdout, os.Stderr, os.Args[1:])
@@ -183,6 +178,21 @@ func main() {
 		fmt.Fprintf(os.Stderr, "kcbench: %v\n", err)
 	}
 	os.Exit(exitCode(err))
+}
+
+// workerMain serves as a benchmark worker of "kcbench run" (see
+// runner.Isolation), which starts this program again with WorkerEnv set,
+// if the environment says this process is one; it reports whether it did,
+// and exits the process if serving fails.
+func workerMain() bool {
+	if os.Getenv(runner.WorkerEnv) == "" {
+		return false
+	}
+	if err := runner.ServeWorker(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "kcbench worker: %v\n", err)
+		os.Exit(exitFailure)
+	}
+	return true
 }
 
 // run executes the command line args (without the program name),
