@@ -12,10 +12,13 @@ import (
 // Machine renders machine.md: where and how a results file was made, so
 // that a baseline says which hardware its numbers hold for. It adds to e
 // what the results file's configuration lines do not carry: the CPU
-// count, memory, kernel, date and the command line, on Linux whether
-// the kernel groups the scheduler's fairness by session (autogroup), and
-// load, how busy the machine was with other work during the benchmarks
-// (package cpuload; "" gives no row).
+// count, memory, kernel, date and the command line, the Go runtime's
+// settings from the environment (GOGC, GOMEMLIMIT, GODEBUG and
+// GOMAXPROCS, which the benchmark workers inherit; the collector's move
+// allocation-heavy rows and latency tails), on Linux whether the kernel groups the scheduler's
+// fairness by session (autogroup), and load, how busy the machine was
+// with other work during the benchmarks (package cpuload; "" gives no
+// row).
 func Machine(e Env, cmdline []string, now time.Time, load string) string {
 	var b strings.Builder
 	b.WriteString("# Machine\n\n")
@@ -30,6 +33,7 @@ func Machine(e Env, cmdline []string, now time.Time, load string) string {
 		{"cpu", e.CPU},
 		{"cpus (runtime.NumCPU)", fmt.Sprint(runtime.NumCPU())},
 		{"gomaxprocs", fmt.Sprint(e.GOMAXPROCS)},
+		{"go runtime settings", runtimeSettings(os.Getenv)},
 		{"memory", memTotal()},
 		{"kernel", kernel()},
 		{"sched_autogroup", autogroup(autogroupFile)},
@@ -49,6 +53,24 @@ func Machine(e Env, cmdline []string, now time.Time, load string) string {
 		fmt.Fprintf(&b, "| %s | %s |\n", r[0], strings.ReplaceAll(v, "|", `\|`))
 	}
 	return b.String()
+}
+
+// runtimeSettings lists the environment variables that tune the Go
+// runtime's collector and scheduler, as getenv reads them, or says that
+// none is set. A run with GOGC=off is not comparable with one at the
+// default: the collector sets much of an allocating runtime's speed and
+// its latency tail.
+func runtimeSettings(getenv func(string) string) string {
+	var set []string
+	for _, k := range []string{"GOGC", "GOMEMLIMIT", "GODEBUG", "GOMAXPROCS"} {
+		if v := getenv(k); v != "" {
+			set = append(set, k+"="+v)
+		}
+	}
+	if len(set) == 0 {
+		return "defaults (GOGC, GOMEMLIMIT, GODEBUG and GOMAXPROCS unset)"
+	}
+	return "`" + strings.Join(set, " ") + "`"
 }
 
 // memTotal returns MemTotal of /proc/meminfo, or "".

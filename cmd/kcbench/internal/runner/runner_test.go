@@ -214,7 +214,7 @@ func TestMachine(t *testing.T) {
 	md := Machine(Env{GOOS: "linux", GOARCH: "amd64", CPU: "Some|CPU", GOMAXPROCS: 2, Commit: "abc"},
 		[]string{"kcbench", "run", "-o", "x"}, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), "other processes used 0.30 of 2 CPUs")
 	for _, want := range []string{"| date | 2026-01-02T03:04:05Z |", "| command | `kcbench run -o x` |",
-		`| cpu | Some\|CPU |`, "| gomaxprocs | 2 |", "| commit | abc |", "| kcbench version | unknown |",
+		`| cpu | Some\|CPU |`, "| gomaxprocs | 2 |", "| go runtime settings | ", "| commit | abc |", "| kcbench version | unknown |",
 		"| load during the benchmarks | other processes used 0.30 of 2 CPUs |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("machine.md lacks %q:\n%s", want, md)
@@ -222,6 +222,19 @@ func TestMachine(t *testing.T) {
 	}
 	if md := Machine(Env{}, nil, time.Time{}, ""); strings.Contains(md, "load during") {
 		t.Errorf("machine.md without a load has a load row:\n%s", md)
+	}
+}
+
+// The runtime settings row names what is set, and says so when nothing is.
+func TestRuntimeSettings(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if got := runtimeSettings(getenv); !strings.HasPrefix(got, "defaults") {
+		t.Errorf("nothing set: %q; want defaults", got)
+	}
+	env["GOGC"], env["GODEBUG"] = "off", "gctrace=1"
+	if got, want := runtimeSettings(getenv), "`GOGC=off GODEBUG=gctrace=1`"; got != want {
+		t.Errorf("GOGC and GODEBUG set: %q; want %q", got, want)
 	}
 }
 
