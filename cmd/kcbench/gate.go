@@ -118,7 +118,7 @@ func runGate(stdout, stderr io.Writer, args []string) error {
 	baseRef := fs.String("base", "", "git `ref` to build and compare with the working tree (A/B mode)")
 	bench := fs.String("bench", ".", "A/B: gate only the benchmarks whose name matches `regexp`")
 	backends := fs.String("backends", "", "A/B: comma-separated `list` of backends and peers (default: all)")
-	latency := fs.Int("latency", 10000, "A/B: latency `samples` per backend, build and round (0: no latency rows)")
+	latency := fs.Int("latency", 100000, "A/B: latency `samples` per backend, build and round, as run's default (0: no latency rows)")
 	var abf abFlags
 	abf.register(fs, 30)
 	maxRegress := percentFlag{opts.MaxRegress}
