@@ -12,13 +12,13 @@ import (
 // Machine renders machine.md: where and how a results file was made, so
 // that a baseline says which hardware its numbers hold for. It adds to e
 // what the results file's configuration lines do not carry: the CPU
-// count, memory, kernel, date and the command line, the Go runtime's
+// count, memory, kernel, date and the command line; the Go runtime's
 // settings from the environment (GOGC, GOMEMLIMIT, GODEBUG and
-// GOMAXPROCS, which the benchmark workers inherit; the collector's move
-// allocation-heavy rows and latency tails), on Linux whether the kernel groups the scheduler's
-// fairness by session (autogroup), and load, how busy the machine was
-// with other work during the benchmarks (package cpuload; "" gives no
-// row).
+// GOMAXPROCS), which the benchmark workers inherit and which move the
+// allocating rows and the latency tails; on Linux, whether the kernel
+// groups the scheduler's fairness by session (autogroup); and load, how
+// busy the machine was with other work during the benchmarks (package
+// cpuload; "" gives no row).
 func Machine(e Env, cmdline []string, now time.Time, load string) string {
 	var b strings.Builder
 	b.WriteString("# Machine\n\n")
