@@ -316,13 +316,25 @@ func TestCtxPoolTrimmed(t *testing.T) {
 	}
 	rt := kc.New(ex)
 	defer rt.Close()
+	const burst = 500
+	var entered atomic.Int32
 	err = rt.Run(context.Background(), func(j *kc.Job) error {
 		nur, err := j.Open()
 		if err != nil {
 			return err
 		}
-		for range 500 {
-			if _, err := nur.Launch(func(c *kc.Job) error { return c.Sleep(time.Hour) }); err != nil {
+		for range burst {
+			if _, err := nur.Launch(func(c *kc.Job) error { entered.Add(1); return c.Sleep(time.Hour) }); err != nil {
+				return err
+			}
+		}
+		// Every sleeper has started (on a loaded machine that can take
+		// longer than any fixed pause), and then some time to park.
+		for deadline := time.Now().Add(20 * time.Second); entered.Load() < burst; {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%d of %d sleepers started in 20s", entered.Load(), burst)
+			}
+			if err := j.Sleep(time.Millisecond); err != nil {
 				return err
 			}
 		}
@@ -336,15 +348,19 @@ func TestCtxPoolTrimmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// most is the largest pool seen: the owners hand their stashes of
+	// idle contexts to the pool as they run out of work, which on a
+	// loaded machine can come after Run has returned.
 	most := ex.ctxs.size()
 	for deadline := time.Now().Add(10 * time.Second); ex.ctxs.size() != 0; {
 		if time.Now().After(deadline) {
-			t.Fatalf("idle contexts pooled: %d right after the burst, %d ten seconds later; want 0", most, ex.ctxs.size())
+			t.Fatalf("idle contexts pooled: at most %d after the burst, %d ten seconds later; want 0", most, ex.ctxs.size())
 		}
 		time.Sleep(10 * time.Millisecond)
+		most = max(most, ex.ctxs.size())
 	}
-	if most < 100 {
-		t.Errorf("idle contexts pooled right after a burst of 500 parks: %d; want most of them", most)
+	if most < burst/5 {
+		t.Errorf("idle contexts pooled after a burst of %d parks: at most %d; want at least %d", burst, most, burst/5)
 	}
 }
 
