@@ -140,11 +140,7 @@ func TestIsolatedWorkerDies(t *testing.T) {
 // A benchmark that fails in a worker fails alone: the worker answers with
 // the error and goes on serving its group.
 func TestIsolatedBenchFails(t *testing.T) {
-	items, err := Plan(Selection{Backends: []string{"goroutine"}, Bench: regexp.MustCompile(`^AwaitCached/`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := Item{Workload: items[0].Workload, Backend: "no-such-backend"}
+	items, bad := goodAndBroken(t)
 	var starts atomic.Int32
 	out, err := Run(append(items, bad), Config{Count: 3, Benchtime: "100x", Isolate: testIsolation(t, "serve", &starts)})
 	if err == nil || !strings.Contains(err.Error(), "no-such-backend") || errors.Is(err, ErrWorker) {

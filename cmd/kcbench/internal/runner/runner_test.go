@@ -326,16 +326,24 @@ func TestRunPrecision(t *testing.T) {
 	}
 }
 
+// goodAndBroken returns the plan of AwaitCached on the goroutine backend
+// and an item of the same workload on a backend that does not exist,
+// which fails when it runs.
+func goodAndBroken(t *testing.T) (items []Item, bad Item) {
+	t.Helper()
+	items, err := Plan(Selection{Backends: []string{"goroutine"}, Bench: regexp.MustCompile(`^AwaitCached/`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items, Item{Workload: items[0].Workload, Backend: "no-such-backend"}
+}
+
 // A benchmark that fails is run once: it is left out of the later rounds
 // and of the precision rounds (where its width, with no values, would
 // count as unbounded), its error is part of Run's, and the others'
 // results are kept.
 func TestRunDropsFailed(t *testing.T) {
-	items, err := Plan(Selection{Backends: []string{"goroutine"}, Bench: regexp.MustCompile(`^AwaitCached/`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := Item{Workload: items[0].Workload, Backend: "no-such-backend"}
+	items, bad := goodAndBroken(t)
 	rec := &converger{}
 	out, err := Run(append(items, bad), Config{Count: 3, Benchtime: "100x", Progress: rec, Precision: 1e-12, Budget: 100 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "no-such-backend") {
