@@ -348,9 +348,9 @@ func TestCtxPoolTrimmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// most is the largest pool seen: the owners hand their stashes of
-	// idle contexts to the pool as they run out of work, which on a
-	// loaded machine can come after Run has returned.
+	// most is the largest pool seen: an owner hands its stash (up to
+	// stashMax idle contexts) to the pool only as it runs out of work,
+	// which on a loaded machine can come after Run has returned.
 	most := ex.ctxs.size()
 	for deadline := time.Now().Add(10 * time.Second); ex.ctxs.size() != 0; {
 		if time.Now().After(deadline) {
